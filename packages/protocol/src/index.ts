@@ -1,1 +1,5 @@
-export {};
+export * from "./envelope.js";
+export * from "./errors.js";
+export * from "./hex.js";
+export * from "./schemas.js";
+export * from "./types.js";

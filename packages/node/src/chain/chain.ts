@@ -1,0 +1,98 @@
+import type { Block } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
+import type { TypedTransaction } from "@ethereumjs/tx";
+import { bytesToHex, equalsBytes } from "@ethereumjs/util";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import type { NetworkFile } from "../config/network.js";
+import type { BuiltBlock } from "../execution/block-executor.js";
+import { buildGenesisBlock } from "../execution/genesis.js";
+import type { StateFactory } from "../execution/state-factory.js";
+import type { ChainStore } from "../storage/chain-store.js";
+import type { StoredReceipt } from "../storage/records.js";
+import type { TrieDatabase } from "../storage/trie-db.js";
+import { EventBus } from "./event-bus.js";
+
+/** A block that became the canonical head, with its receipts. */
+export interface NewHead {
+  readonly block: Block;
+  readonly receipts: readonly StoredReceipt[];
+}
+
+/** The chain's events. */
+export interface ChainEvents {
+  newHead: NewHead;
+  pendingTransaction: TypedTransaction;
+}
+
+/** Raised when a datadir holds another network's chain. */
+export class GenesisMismatchError extends Error {}
+
+/**
+ * The canonical chain: its head, the store behind it, the state at any block, and the event bus on
+ * which every committed block is announced.
+ */
+export class Chain {
+  readonly events = new EventBus<ChainEvents>();
+  private headBlock: Block;
+  private headStateManager: MerkleStateManager | undefined;
+
+  private constructor(
+    readonly store: ChainStore,
+    readonly states: StateFactory,
+    readonly common: Common,
+    readonly genesis: Block,
+    head: Block,
+  ) {
+    this.headBlock = head;
+  }
+
+  /** Opens the chain in `store`, writing the network's genesis first when the store is empty. */
+  static async open(
+    network: NetworkFile,
+    store: ChainStore,
+    states: StateFactory,
+    trieDb: TrieDatabase,
+    common: Common,
+  ): Promise<Chain> {
+    const genesis = await buildGenesisBlock(network.genesis, common, states);
+    const headHash = store.headHash();
+    if (!headHash) {
+      store.commitBlock({ block: genesis, receipts: [], stateWrites: trieDb.drain() });
+      return new Chain(store, states, common, genesis, genesis);
+    }
+    trieDb.drain();
+    const storedGenesis = store.canonicalHash(0n);
+    if (!storedGenesis || !equalsBytes(storedGenesis, genesis.hash())) {
+      throw new GenesisMismatchError(
+        `the datadir holds a different chain (genesis ${storedGenesis ? bytesToHex(storedGenesis) : "missing"}, network ${network.name} has ${bytesToHex(genesis.hash())})`,
+      );
+    }
+    const head = store.blockByHash(headHash);
+    if (!head) throw new Error(`head block ${bytesToHex(headHash)} is missing from the store`);
+    return new Chain(store, states, common, genesis, head);
+  }
+
+  /** The canonical head block. */
+  get head(): Block {
+    return this.headBlock;
+  }
+
+  /** A state manager at the head; reused until the next block so its caches stay warm. */
+  headState(): MerkleStateManager {
+    this.headStateManager ??= this.states.at(this.headBlock.header.stateRoot);
+    return this.headStateManager;
+  }
+
+  /** A state manager at `block`'s post-state. */
+  stateAt(block: Block): MerkleStateManager {
+    return block === this.headBlock ? this.headState() : this.states.at(block.header.stateRoot);
+  }
+
+  /** Commits a built block as the new head (one storage transaction) and announces it. */
+  commit(built: BuiltBlock): void {
+    this.store.commitBlock(built);
+    this.headBlock = built.block;
+    this.headStateManager = undefined;
+    this.events.emit("newHead", { block: built.block, receipts: built.receipts });
+  }
+}

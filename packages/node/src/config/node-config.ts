@@ -1,0 +1,105 @@
+import { loadNetwork, type NetworkFile } from "./network.js";
+
+/** How blocks are produced: on every accepted transaction, on a fixed interval, or only on request. */
+export type MiningMode = "instant" | "interval" | "manual";
+
+/** Every setting of a node, with its defaults in {@link DEFAULTS}. */
+export interface NodeConfig {
+  readonly network: NetworkFile;
+  /** Directory of the persistent store; `null` keeps the chain in memory (tests). */
+  readonly datadir: string | null;
+  readonly rpc: {
+    readonly addr: string;
+    readonly port: number;
+    readonly maxBodyBytes: number;
+    readonly maxBatch: number;
+    readonly maxResponseBytes: number;
+    readonly corsOrigin: string;
+    readonly gasCap: bigint;
+    readonly evmTimeoutMs: number;
+    /** Largest fee (gas * price) accepted by eth_sendRawTransaction, in wei; 0 disables the check. */
+    readonly txFeeCap: bigint;
+    readonly maxTxBytes: number;
+  };
+  readonly mining: { readonly mode: MiningMode; readonly blockTimeSeconds: number };
+  readonly txpool: {
+    readonly maxPerSender: number;
+    readonly maxTotal: number;
+    readonly priceBumpPercent: number;
+  };
+  readonly logLevel: string;
+}
+
+/** Defaults for every limit (DECISIONS.md "Limits"). */
+export const DEFAULTS = {
+  rpcAddr: "127.0.0.1",
+  rpcPort: 8545,
+  maxBodyBytes: 5 * 1024 * 1024,
+  maxBatch: 1000,
+  maxResponseBytes: 25 * 1024 * 1024,
+  corsOrigin: "*",
+  gasCap: 50_000_000n,
+  evmTimeoutMs: 5000,
+  txFeeCap: 10n ** 18n,
+  maxTxBytes: 128 * 1024,
+  maxPerSender: 512,
+  maxTotal: 20_000,
+  priceBumpPercent: 10,
+  logLevel: "info",
+} as const;
+
+/** Overrides accepted by {@link createNodeConfig}. */
+export interface NodeConfigOverrides {
+  network?: string | NetworkFile;
+  datadir?: string | null;
+  rpc?: Partial<NodeConfig["rpc"]>;
+  mining?: Partial<NodeConfig["mining"]>;
+  txpool?: Partial<NodeConfig["txpool"]>;
+  logLevel?: string;
+}
+
+/** Builds a full config from defaults, the network's own mining defaults and the given overrides. */
+export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfig {
+  const network =
+    typeof overrides.network === "object" ? overrides.network : loadNetwork(overrides.network ?? "dev");
+  return {
+    network,
+    datadir: overrides.datadir === undefined ? `.strata/${network.name}` : overrides.datadir,
+    rpc: {
+      addr: DEFAULTS.rpcAddr,
+      port: DEFAULTS.rpcPort,
+      maxBodyBytes: DEFAULTS.maxBodyBytes,
+      maxBatch: DEFAULTS.maxBatch,
+      maxResponseBytes: DEFAULTS.maxResponseBytes,
+      corsOrigin: DEFAULTS.corsOrigin,
+      gasCap: DEFAULTS.gasCap,
+      evmTimeoutMs: DEFAULTS.evmTimeoutMs,
+      txFeeCap: DEFAULTS.txFeeCap,
+      maxTxBytes: DEFAULTS.maxTxBytes,
+      ...overrides.rpc,
+    },
+    mining: {
+      mode: network.mining.mode,
+      blockTimeSeconds: network.mining.blockTime,
+      ...overrides.mining,
+    },
+    txpool: {
+      maxPerSender: DEFAULTS.maxPerSender,
+      maxTotal: DEFAULTS.maxTotal,
+      priceBumpPercent: DEFAULTS.priceBumpPercent,
+      ...overrides.txpool,
+    },
+    logLevel: overrides.logLevel ?? DEFAULTS.logLevel,
+  };
+}
+
+/** A config for tests: dev network, in-memory store, port 0, the given mining mode (default instant). */
+export function testConfig(overrides: NodeConfigOverrides = {}): NodeConfig {
+  return createNodeConfig({
+    network: "dev",
+    datadir: null,
+    logLevel: "silent",
+    ...overrides,
+    rpc: { port: 0, ...overrides.rpc },
+  });
+}

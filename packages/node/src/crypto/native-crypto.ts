@@ -1,0 +1,57 @@
+import { createRequire } from "node:module";
+import type { CustomCrypto } from "@ethereumjs/common";
+
+interface Secp256k1Binding {
+  ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
+}
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Loads the `secp256k1` package's prebuilt native binding (libsecp256k1). Returns undefined when the
+ * binding cannot load on this platform, in which case callers keep the pure-JS path.
+ */
+function loadNativeSecp256k1(): Secp256k1Binding | undefined {
+  try {
+    return require("secp256k1/bindings.js") as Secp256k1Binding;
+  } catch {
+    return undefined;
+  }
+}
+
+const native = loadNativeSecp256k1();
+
+/** True when sender recovery runs on native libsecp256k1. */
+export const nativeCryptoAvailable = native !== undefined;
+
+function recoveryId(v: bigint, chainId: bigint | undefined): number {
+  if (v === 0n || v === 1n) return Number(v);
+  const recovery = chainId === undefined ? v - 27n : v - (chainId * 2n + 35n);
+  if (recovery !== 0n && recovery !== 1n) throw new Error("Invalid signature v value");
+  return Number(recovery);
+}
+
+function pad32(bytes: Uint8Array): Uint8Array {
+  if (bytes.length === 32) return bytes;
+  if (bytes.length > 32) throw new Error("Invalid signature: r or s longer than 32 bytes");
+  const out = new Uint8Array(32);
+  out.set(bytes, 32 - bytes.length);
+  return out;
+}
+
+/**
+ * @ethereumjs `customCrypto` hooks backed by native libsecp256k1: sender recovery for every
+ * transaction type and the ecrecover precompile. Empty when the binding is missing.
+ */
+export function nativeCrypto(): CustomCrypto {
+  if (!native) return {};
+  const binding = native;
+  return {
+    ecrecover(msgHash, v, r, s, chainId) {
+      const sig = new Uint8Array(64);
+      sig.set(pad32(r), 0);
+      sig.set(pad32(s), 32);
+      return binding.ecdsaRecover(sig, recoveryId(v, chainId), msgHash, false).subarray(1);
+    },
+  };
+}

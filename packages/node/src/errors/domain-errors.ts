@@ -1,0 +1,32 @@
+/** Base class of the node's domain errors; `rpc/errors.ts` maps each subclass to a JSON-RPC code. */
+export class DomainError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A transaction that can never be valid here (bad encoding, signature, chain id, type, size, fee cap). */
+export class InvalidTransactionError extends DomainError {}
+
+/** A transaction refused for the current state (nonce, balance, pool rules), with geth's wording. */
+export class TxPoolError extends DomainError {}
+
+/** A call or estimate that reverted; `data` is the revert payload. */
+export class RevertError extends DomainError {
+  constructor(
+    readonly reason: string | undefined,
+    readonly data: Uint8Array,
+  ) {
+    super(reason ? `execution reverted: ${reason}` : "execution reverted");
+  }
+}
+
+/** A call or estimate that failed for a reason other than a revert (out of gas, invalid opcode...). */
+export class ExecutionError extends DomainError {}
+
+/** A block, transaction or state that the request names but the node does not have. */
+export class NotFoundError extends DomainError {}
+
+/** A method that only exists on development networks, called elsewhere. */
+export class DevOnlyError extends DomainError {}

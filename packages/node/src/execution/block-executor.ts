@@ -1,0 +1,99 @@
+import type { Block } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
+import type { TypedTransaction } from "@ethereumjs/tx";
+import { bigIntToBytes, concatBytes } from "@ethereumjs/util";
+import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
+import { buildBlock, createVM, type PostByzantiumTxReceipt } from "@ethereumjs/vm";
+import type { WriteOp } from "../storage/kv.js";
+import type { StoredReceipt } from "../storage/records.js";
+import type { TrieDatabase } from "../storage/trie-db.js";
+import type { ChainView } from "./chain-view.js";
+import type { StateFactory } from "./state-factory.js";
+
+/** Header fields the producer chooses for a new block. */
+export interface BlockTemplate {
+  readonly timestamp: bigint;
+  readonly coinbase: Uint8Array;
+  readonly extraData?: Uint8Array;
+}
+
+/** A transaction the executor could not include, with the reason. */
+export interface RejectedTx {
+  readonly tx: TypedTransaction;
+  readonly error: Error;
+}
+
+/** The outcome of building a block: the sealed block, its receipts, its state writes, and what was left out. */
+export interface BuiltBlock {
+  readonly block: Block;
+  readonly receipts: StoredReceipt[];
+  readonly stateWrites: WriteOp[];
+  readonly rejected: RejectedTx[];
+}
+
+/** Executes transactions on top of a parent block and assembles the resulting block. */
+export class BlockExecutor {
+  constructor(
+    private readonly common: Common,
+    private readonly states: StateFactory,
+    private readonly trieDb: TrieDatabase,
+    private readonly chainView: ChainView,
+  ) {}
+
+  /**
+   * Builds a block on `parent` from `candidates` (in order; a sender whose transaction fails is skipped
+   * for the rest of the block, since its later nonces can no longer apply). Stops adding once the
+   * block gas limit is reached.
+   */
+  async build(parent: Block, candidates: readonly TypedTransaction[], template: BlockTemplate): Promise<BuiltBlock> {
+    const vm = await createVM({
+      common: this.common,
+      stateManager: this.states.at(parent.header.stateRoot),
+      blockchain: this.chainView,
+    });
+    const number = parent.header.number + 1n;
+    const builder = await buildBlock(vm, {
+      parentBlock: parent,
+      headerData: {
+        number,
+        timestamp: template.timestamp,
+        coinbase: template.coinbase,
+        extraData: template.extraData ?? new Uint8Array(),
+        mixHash: keccak256(concatBytes(parent.hash(), bigIntToBytes(number))),
+      },
+      blockOpts: { putBlockIntoBlockchain: false, setHardfork: false },
+    });
+    const gasLimit = parent.header.gasLimit;
+    const receipts: StoredReceipt[] = [];
+    const rejected: RejectedTx[] = [];
+    const failedSenders = new Set<string>();
+    for (const tx of candidates) {
+      const sender = tx.getSenderAddress();
+      const senderKey = sender.toString();
+      if (failedSenders.has(senderKey)) continue;
+      if (builder.gasUsed + tx.gasLimit > gasLimit) {
+        if (gasLimit - builder.gasUsed < 21_000n) break;
+        failedSenders.add(senderKey);
+        continue;
+      }
+      try {
+        const result = await builder.addTransaction(tx);
+        const receipt = result.receipt as PostByzantiumTxReceipt;
+        receipts.push({
+          type: tx.type,
+          status: receipt.status,
+          cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
+          gasUsed: result.totalGasSpent,
+          logs: receipt.logs.map(([address, topics, data]) => ({ address, topics, data })),
+          sender: sender.bytes,
+          contractAddress: result.createdAddress?.bytes,
+        });
+      } catch (error) {
+        failedSenders.add(senderKey);
+        rejected.push({ tx, error: error instanceof Error ? error : new Error(String(error)) });
+      }
+    }
+    const { block } = await builder.build();
+    return { block, receipts, stateWrites: this.trieDb.drain(), rejected };
+  }
+}

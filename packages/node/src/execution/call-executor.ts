@@ -1,0 +1,250 @@
+import { type Block, createBlock } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
+import { createTx, type TypedTransaction, type TypedTxData } from "@ethereumjs/tx";
+import { Address, createZeroAddress, hexToBytes } from "@ethereumjs/util";
+import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
+import type { CallRequest } from "@strata/protocol";
+import { ExecutionError, RevertError } from "../errors/domain-errors.js";
+import type { ChainView } from "./chain-view.js";
+import { decodeRevertReason } from "./revert-reason.js";
+import type { StateFactory } from "./state-factory.js";
+
+/** The outcome of one simulated transaction. */
+export interface CallOutcome {
+  readonly returnValue: Uint8Array;
+  readonly gasUsed: bigint;
+  readonly result: RunTxResult;
+}
+
+/** An access list with the gas the call uses with it (`eth_createAccessList`). */
+export interface AccessListOutcome {
+  readonly accessList: { address: string; storageKeys: string[] }[];
+  readonly gasUsed: bigint;
+  readonly error?: string;
+}
+
+const CALL_STIPEND = 2300n;
+const ESTIMATE_ERROR_RATIO = 0.015;
+const TRANSFER_GAS = 21_000n;
+
+/**
+ * Runs read-only transactions (`eth_call`, `eth_estimateGas`, `eth_createAccessList`) against the
+ * state after a given block. Each run is discarded; calls on one VM are serialised.
+ */
+export class CallExecutor {
+  private cached: { root: Uint8Array; vm: Promise<VM> } | undefined;
+  private lock: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly common: Common,
+    private readonly states: StateFactory,
+    private readonly chainView: ChainView,
+    private readonly gasCap: bigint,
+  ) {}
+
+  /** Executes `request` on top of `block` and returns its output; a revert throws {@link RevertError}. */
+  async call(request: CallRequest, block: Block): Promise<CallOutcome> {
+    const gas = this.capGas(request.gas ?? this.gasCap);
+    const outcome = await this.run(request, block, gas);
+    throwOnFailure(outcome.result);
+    return outcome;
+  }
+
+  /** Finds the smallest gas limit (within 1.5 %) with which `request` succeeds, by binary search as geth does. */
+  async estimateGas(request: CallRequest, block: Block): Promise<bigint> {
+    let hi = this.capGas(request.gas ?? block.header.gasLimit);
+    const feeCap = request.maxFeePerGas ?? request.gasPrice ?? 0n;
+    if (feeCap > 0n && request.from) {
+      const balance = await this.balanceOf(request.from, block);
+      const available = balance - (request.value ?? 0n);
+      if (available < 0n) throw new ExecutionError("insufficient funds for transfer");
+      const allowance = available / feeCap;
+      if (allowance < hi) hi = allowance;
+    }
+    if (await this.isPlainTransfer(request, block)) {
+      const transfer = await this.run(request, block, TRANSFER_GAS);
+      if (!transfer.result.execResult.exceptionError) return TRANSFER_GAS;
+    }
+    const first = await this.run(request, block, hi);
+    if (first.result.execResult.exceptionError) {
+      throwOnFailure(first.result);
+    }
+    let lo = first.gasUsed - 1n;
+    const optimistic = ((first.gasUsed + first.result.gasRefund + CALL_STIPEND) * 64n) / 63n;
+    if (optimistic < hi) {
+      const tryOptimistic = await this.run(request, block, optimistic);
+      if (tryOptimistic.result.execResult.exceptionError) lo = optimistic;
+      else hi = optimistic;
+    }
+    while (lo + 1n < hi) {
+      if (Number(hi - lo) / Number(hi) < ESTIMATE_ERROR_RATIO) break;
+      let mid = (hi + lo) / 2n;
+      if (mid > lo * 2n) mid = lo * 2n;
+      const attempt = await this.run(request, block, mid).catch(() => undefined);
+      if (!attempt || attempt.result.execResult.exceptionError) lo = mid;
+      else hi = mid;
+    }
+    return hi;
+  }
+
+  /** Builds the access list `request` touches and the gas it uses with that list. */
+  async createAccessList(request: CallRequest, block: Block): Promise<AccessListOutcome> {
+    const gas = this.capGas(request.gas ?? this.gasCap);
+    const traced = await this.run(request, block, gas, true);
+    const excluded = new Set<string>([
+      (request.from ?? createZeroAddress().toString()).toLowerCase(),
+      ...(request.to ? [request.to.toLowerCase()] : []),
+      ...(traced.result.createdAddress ? [traced.result.createdAddress.toString()] : []),
+    ]);
+    const accessList = (traced.result.accessList ?? [])
+      .filter((entry) => !excluded.has(entry.address.toLowerCase()) && !isPrecompile(entry.address))
+      .map((entry) => ({ address: entry.address.toLowerCase(), storageKeys: entry.storageKeys.map((k) => padKey(k)) }));
+    const withList = await this.run({ ...request, accessList: accessList as CallRequest["accessList"] }, block, gas);
+    const failure = withList.result.execResult.exceptionError;
+    const base = { accessList, gasUsed: withList.gasUsed };
+    if (!failure) return base;
+    const reason = failure.error === "revert" ? revertMessage(withList.result) : failure.error;
+    return { ...base, error: reason };
+  }
+
+  private capGas(gas: bigint): bigint {
+    return this.gasCap > 0n && gas > this.gasCap ? this.gasCap : gas;
+  }
+
+  private async balanceOf(address: string, block: Block): Promise<bigint> {
+    const state = this.states.at(block.header.stateRoot);
+    return (await state.getAccount(new Address(hexToBytes(address as `0x${string}`))))?.balance ?? 0n;
+  }
+
+  private async isPlainTransfer(request: CallRequest, block: Block): Promise<boolean> {
+    const input = request.input ?? request.data;
+    if (!request.to || (input && input !== "0x") || request.accessList?.length || request.authorizationList?.length) {
+      return false;
+    }
+    const state = this.states.at(block.header.stateRoot);
+    const code = await state.getCode(new Address(hexToBytes(request.to)));
+    return code.length === 0;
+  }
+
+  private run(request: CallRequest, block: Block, gasLimit: bigint, reportAccessList = false): Promise<CallOutcome> {
+    const job = this.lock.then(async () => {
+      const vm = await this.vmAt(block);
+      const tx = buildCallTx(request, gasLimit, this.common, block);
+      const context = executionBlock(block, request, this.common);
+      await vm.stateManager.checkpoint();
+      try {
+        const result = await runTx(vm, {
+          tx,
+          block: context,
+          skipNonce: true,
+          skipBlockGasLimitValidation: true,
+          skipHardForkValidation: true,
+          reportAccessList,
+        });
+        return { returnValue: result.execResult.returnValue, gasUsed: result.totalGasSpent, result };
+      } catch (error) {
+        throw new ExecutionError(cleanVmMessage(error));
+      } finally {
+        await vm.stateManager.revert();
+      }
+    });
+    this.lock = job.catch(() => {});
+    return job;
+  }
+
+  private vmAt(block: Block): Promise<VM> {
+    const root = block.header.stateRoot;
+    if (this.cached && Buffer.compare(this.cached.root, root) === 0) return this.cached.vm;
+    const vm = createVM({ common: this.common, stateManager: this.states.at(root), blockchain: this.chainView });
+    this.cached = { root, vm };
+    return vm;
+  }
+}
+
+function throwOnFailure(result: RunTxResult): void {
+  const failure = result.execResult.exceptionError;
+  if (!failure) return;
+  if (failure.error === "revert") {
+    const data = result.execResult.returnValue;
+    throw new RevertError(decodeRevertReason(data), data);
+  }
+  throw new ExecutionError(failure.error);
+}
+
+function revertMessage(result: RunTxResult): string {
+  const reason = decodeRevertReason(result.execResult.returnValue);
+  return reason ? `execution reverted: ${reason}` : "execution reverted";
+}
+
+/** The block context of a call: the chosen block, with no base fee when the call names no fee (as geth). */
+function executionBlock(block: Block, request: CallRequest, common: Common): Block {
+  const paysFee = (request.gasPrice ?? request.maxFeePerGas ?? 0n) > 0n;
+  if (paysFee) return block;
+  return createBlock(
+    { header: { ...block.header.toJSON(), baseFeePerGas: 0n } },
+    { common, setHardfork: false, skipConsensusFormatValidation: true },
+  );
+}
+
+function buildCallTx(request: CallRequest, gasLimit: bigint, common: Common, block: Block): TypedTransaction {
+  const from = request.from ? new Address(hexToBytes(request.from)) : createZeroAddress();
+  const input = request.input ?? request.data ?? "0x";
+  const base = {
+    nonce: request.nonce ?? 0n,
+    gasLimit,
+    ...(request.to ? { to: request.to } : {}),
+    value: request.value ?? 0n,
+    data: input,
+  };
+  let data: TypedTxData;
+  if (request.authorizationList?.length) {
+    data = {
+      ...base,
+      type: 4,
+      maxFeePerGas: request.maxFeePerGas ?? 0n,
+      maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? 0n,
+      accessList: request.accessList ?? [],
+      authorizationList: request.authorizationList.map((a) => ({
+        chainId: `0x${a.chainId.toString(16)}`,
+        address: a.address,
+        nonce: `0x${a.nonce.toString(16)}`,
+        yParity: `0x${a.yParity.toString(16)}`,
+        r: `0x${a.r.toString(16)}`,
+        s: `0x${a.s.toString(16)}`,
+      })),
+    } as TypedTxData;
+  } else if (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined) {
+    const maxFeePerGas = request.maxFeePerGas ?? (block.header.baseFeePerGas ?? 0n) + (request.maxPriorityFeePerGas ?? 0n);
+    data = {
+      ...base,
+      type: 2,
+      maxFeePerGas,
+      maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? 0n,
+      accessList: request.accessList ?? [],
+    };
+  } else if (request.accessList !== undefined) {
+    data = { ...base, type: 1, gasPrice: request.gasPrice ?? 0n, accessList: request.accessList };
+  } else {
+    data = { ...base, type: 0, gasPrice: request.gasPrice ?? 0n };
+  }
+  const tx = createTx(data, { common, freeze: false });
+  tx.getSenderAddress = () => from;
+  return tx;
+}
+
+function isPrecompile(address: string): boolean {
+  const n = BigInt(address);
+  return n >= 1n && n <= 0x11n;
+}
+
+function padKey(key: string): string {
+  return `0x${key.slice(2).padStart(64, "0")}`;
+}
+
+function cleanVmMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const stripped = message.replace(/\s*\(tx type=.*$/s, "").replace(/^[A-Z_]+: /, "");
+  if (/doesn't have enough funds/.test(stripped)) return "insufficient funds for gas * price + value";
+  if (/lower than the minimum gas limit|intrinsic/i.test(stripped)) return "intrinsic gas too low";
+  return stripped;
+}

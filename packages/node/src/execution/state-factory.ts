@@ -1,0 +1,31 @@
+import type { Common } from "@ethereumjs/common";
+import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import { MerkleStateManager } from "@ethereumjs/statemanager";
+import { ValueEncoding } from "@ethereumjs/util";
+import type { TrieDatabase } from "../storage/trie-db.js";
+
+/** Opens Merkle state managers at any stored state root (archive reads, block building). */
+export class StateFactory {
+  constructor(
+    private readonly db: TrieDatabase,
+    private readonly common: Common,
+  ) {}
+
+  /** A state manager positioned at `stateRoot`; it writes new trie nodes to the shared trie database. */
+  at(stateRoot: Uint8Array): MerkleStateManager {
+    const trie = new MerklePatriciaTrie({
+      db: this.db,
+      root: stateRoot,
+      useKeyHashing: true,
+      valueEncoding: ValueEncoding.Bytes,
+      cacheSize: 50_000,
+      common: this.common,
+    });
+    return new MerkleStateManager({ trie, common: this.common });
+  }
+
+  /** A state manager over an empty state. */
+  empty(): MerkleStateManager {
+    return this.at(new MerklePatriciaTrie({ useKeyHashing: true }).EMPTY_TRIE_ROOT);
+  }
+}

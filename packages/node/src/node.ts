@@ -1,0 +1,96 @@
+import { createRequire } from "node:module";
+import type { Logger } from "pino";
+import { Chain } from "./chain/chain.js";
+import type { NodeConfig } from "./config/node-config.js";
+import { type DevAccount, deriveDevAccounts } from "./dev-accounts.js";
+import { BlockExecutor } from "./execution/block-executor.js";
+import { CallExecutor } from "./execution/call-executor.js";
+import { ChainView } from "./execution/chain-view.js";
+import { createChainCommon } from "./execution/common.js";
+import { StateFactory } from "./execution/state-factory.js";
+import { createLogger } from "./logger.js";
+import { BlockProducer } from "./producer/block-producer.js";
+import { RpcDispatcher } from "./rpc/dispatcher.js";
+import { createMethodRegistry } from "./rpc/methods.js";
+import { HttpRpcServer } from "./rpc/server/http.js";
+import type { RpcServices } from "./rpc/services.js";
+import { ChainStore } from "./storage/chain-store.js";
+import type { KVStore } from "./storage/kv.js";
+import { LmdbKV } from "./storage/lmdb-kv.js";
+import { MemoryKV } from "./storage/memory-kv.js";
+import { TrieDatabase } from "./storage/trie-db.js";
+import { TxPool } from "./txpool/tx-pool.js";
+
+const version = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
+
+/** A running node. */
+export interface StrataNode {
+  readonly config: NodeConfig;
+  readonly chain: Chain;
+  readonly pool: TxPool;
+  readonly producer: BlockProducer;
+  readonly dispatcher: RpcDispatcher;
+  readonly devAccounts: readonly DevAccount[];
+  readonly logger: Logger;
+  /** The HTTP JSON-RPC URL, once started. */
+  rpcUrl: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The client version reported by `web3_clientVersion`. */
+export const CLIENT_VERSION = `strata/v${version}/${process.platform}-${process.arch}/node${process.version}`;
+
+/** Composition root: opens the store, the chain and every service, wired together but not yet serving. */
+export async function createNode(config: NodeConfig, logger = createLogger(config.logLevel)): Promise<StrataNode> {
+  const kv: KVStore = config.datadir === null ? new MemoryKV() : new LmdbKV(`${config.datadir}/chaindata`);
+  const common = createChainCommon(config.network);
+  const trieDb = new TrieDatabase(kv);
+  const states = new StateFactory(trieDb, common);
+  const store = new ChainStore(kv, common);
+  const chain = await Chain.open(config.network, store, states, trieDb, common);
+  const chainView = new ChainView(store);
+  const pool = new TxPool(chain, config);
+  const executor = new BlockExecutor(common, states, trieDb, chainView);
+  const producer = new BlockProducer(
+    chain,
+    pool,
+    executor,
+    { mode: config.mining.mode, blockTimeSeconds: config.mining.blockTimeSeconds, coinbase: new Uint8Array(20) },
+    logger.child({ module: "producer" }),
+  );
+  const devAccounts = deriveDevAccounts(config.network);
+  const services: RpcServices = {
+    config,
+    chain,
+    pool,
+    producer,
+    calls: new CallExecutor(common, states, chainView, config.rpc.gasCap),
+    devAccounts: new Map(devAccounts.map((a) => [a.address, a.privateKey])),
+    clientVersion: CLIENT_VERSION,
+  };
+  const dispatcher = new RpcDispatcher(createMethodRegistry(), services, logger.child({ module: "rpc" }));
+  const http = new HttpRpcServer(dispatcher, config.rpc);
+
+  const node: StrataNode = {
+    config,
+    chain,
+    pool,
+    producer,
+    dispatcher,
+    devAccounts,
+    logger,
+    rpcUrl: "",
+    async start() {
+      node.rpcUrl = await http.listen();
+      producer.start();
+      logger.info({ url: node.rpcUrl, head: Number(chain.head.header.number) }, "serving JSON-RPC");
+    },
+    async stop() {
+      await http.close();
+      await producer.stop();
+      await store.close();
+    },
+  };
+  return node;
+}

@@ -1,0 +1,57 @@
+import {
+  encodeError,
+  encodeResult,
+  isRejected,
+  type ParsedBody,
+  parseBody,
+  type RejectedRequest,
+  type RpcRequest,
+} from "@strata/protocol";
+import type { Logger } from "pino";
+import { toRpcError } from "./errors.js";
+import type { MethodRegistry } from "./registry.js";
+import type { RpcServices } from "./services.js";
+
+/** The answer to one body: JSON text, or nothing when every request was a notification. */
+export interface DispatchResult {
+  readonly body: string | undefined;
+  /** HTTP status for a body refused as a whole (200 for JSON-RPC answers). */
+  readonly status: number;
+}
+
+/**
+ * Turns a JSON-RPC body into its response body, transport-independently (HTTP and WebSocket both use
+ * it): envelope validation, batch rules, method dispatch and the error mapping.
+ */
+export class RpcDispatcher {
+  constructor(
+    private readonly registry: MethodRegistry,
+    private readonly services: RpcServices,
+    private readonly log: Logger,
+  ) {}
+
+  /** Answers a raw body. */
+  async dispatch(text: string): Promise<DispatchResult> {
+    const parsed: ParsedBody = parseBody(text, this.services.config.rpc.maxBatch);
+    if (parsed.kind === "invalid") return { body: encodeError("null", parsed.error), status: parsed.error.httpStatus };
+    if (parsed.kind === "single") {
+      const answer = await this.answer(parsed.entry);
+      return { body: answer, status: 200 };
+    }
+    const answers = await Promise.all(parsed.entries.map((entry) => this.answer(entry)));
+    const present = answers.filter((a): a is string => a !== undefined);
+    return { body: present.length > 0 ? `[${present.join(",")}]` : undefined, status: 200 };
+  }
+
+  private async answer(entry: RpcRequest | RejectedRequest): Promise<string | undefined> {
+    if (isRejected(entry)) return encodeError(entry.idJson, entry.error);
+    let response: string;
+    try {
+      response = encodeResult(entry.idJson, await this.registry.call(entry.method, entry.params, this.services));
+    } catch (error) {
+      const rpcError = toRpcError(error, (e) => this.log.error({ err: e, method: entry.method }, "internal error"));
+      response = encodeError(entry.idJson, rpcError);
+    }
+    return entry.notification ? undefined : response;
+  }
+}

@@ -1,0 +1,33 @@
+import type { Block } from "@ethereumjs/block";
+import { Bloom } from "@ethereumjs/vm";
+import { type RpcReceipt, toData, toQuantity } from "@strata/protocol";
+import { formatLogsOf } from "../../chain/log-format.js";
+import type { StoredReceipt } from "../../storage/records.js";
+import { effectiveGasPrice } from "./transaction.js";
+
+/** Formats receipt `index` of `block` as execution-apis `ReceiptInfo`. */
+export function formatReceipt(block: Block, receipts: readonly StoredReceipt[], index: number): RpcReceipt {
+  const receipt = receipts[index]!;
+  const tx = block.transactions[index]!;
+  const bloom = new Bloom();
+  for (const log of receipt.logs) {
+    bloom.add(log.address);
+    for (const topic of log.topics) bloom.add(topic);
+  }
+  return {
+    type: toQuantity(receipt.type),
+    transactionHash: toData(tx.hash()),
+    transactionIndex: toQuantity(index),
+    blockHash: toData(block.hash()),
+    blockNumber: toQuantity(block.header.number),
+    from: toData(receipt.sender),
+    to: tx.to ? toData(tx.to.bytes) : null,
+    cumulativeGasUsed: toQuantity(receipt.cumulativeGasUsed),
+    gasUsed: toQuantity(receipt.gasUsed),
+    contractAddress: receipt.contractAddress ? toData(receipt.contractAddress) : null,
+    logs: formatLogsOf(block, receipts, (_, txIndex) => txIndex === index),
+    logsBloom: toData(bloom.bitvector),
+    status: toQuantity(receipt.status),
+    effectiveGasPrice: toQuantity(effectiveGasPrice(tx, block.header.baseFeePerGas)),
+  };
+}

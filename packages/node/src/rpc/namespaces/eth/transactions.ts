@@ -1,0 +1,89 @@
+import { createTx, type TypedTxData } from "@ethereumjs/tx";
+import { createAddressFromString } from "@ethereumjs/util";
+import { Bytes, CallRequest, Hash32 } from "@strata/protocol";
+import { TxPoolError } from "../../../errors/domain-errors.js";
+import { decodeRawTransaction } from "../../../txpool/decode.js";
+import { formatReceipt } from "../../format/receipt.js";
+import { formatTransaction } from "../../format/transaction.js";
+import { defineMethod } from "../../registry.js";
+import type { RpcServices } from "../../services.js";
+import { suggestedTip } from "./fees.js";
+
+function locate(services: RpcServices, hash: string) {
+  const store = services.chain.store;
+  const location = store.txLocation(Buffer.from(hash.slice(2), "hex"));
+  if (!location) return undefined;
+  const block = store.blockByHash(location.blockHash);
+  const receipts = block ? store.receipts(location.blockHash) : undefined;
+  return block && receipts ? { block, receipts, index: location.index } : undefined;
+}
+
+async function submit(services: RpcServices, raw: Uint8Array): Promise<string> {
+  const tx = decodeRawTransaction(raw, services.chain.common, services.config.rpc.maxTxBytes);
+  const pooled = await services.pool.add(tx);
+  return pooled.hash;
+}
+
+/** Transaction lookup, receipts and submission. */
+export const transactionMethods = {
+  eth_getTransactionByHash: defineMethod({
+    params: [Hash32],
+    required: 1,
+    handler: ([hash], services) => {
+      const mined = locate(services, hash);
+      if (mined) {
+        const { block, receipts, index } = mined;
+        return formatTransaction(block.transactions[index]!, receipts[index]!.sender, { block, index });
+      }
+      const pooled = services.pool.get(hash);
+      return pooled ? formatTransaction(pooled.tx, pooled.tx.getSenderAddress().bytes) : null;
+    },
+  }),
+  eth_getTransactionReceipt: defineMethod({
+    params: [Hash32],
+    required: 1,
+    handler: ([hash], services) => {
+      const mined = locate(services, hash);
+      return mined ? formatReceipt(mined.block, mined.receipts, mined.index) : null;
+    },
+  }),
+  eth_sendRawTransaction: defineMethod({
+    params: [Bytes],
+    required: 1,
+    handler: ([raw], services) => submit(services, Buffer.from(raw.slice(2), "hex")),
+  }),
+  eth_sendTransaction: defineMethod({
+    params: [CallRequest],
+    required: 1,
+    handler: async ([request], services) => {
+      const from = request.from;
+      const key = from ? services.devAccounts.get(from) : undefined;
+      if (!from || !key) throw new TxPoolError("unknown account");
+      const head = services.chain.head;
+      const account = await services.chain.headState().getAccount(createAddressFromString(from));
+      const nonce = request.nonce ?? services.pool.pendingNonce(from, account?.nonce ?? 0n);
+      const gasLimit = request.gas ?? (await services.calls.estimateGas({ ...request, nonce }, head));
+      const input = request.input ?? request.data ?? "0x";
+      const base = { nonce, gasLimit, value: request.value ?? 0n, data: input, ...(request.to ? { to: request.to } : {}) };
+      const baseFee = head.header.calcNextBaseFee();
+      let data: TypedTxData;
+      if (request.gasPrice !== undefined) {
+        data = request.accessList
+          ? { ...base, type: 1, gasPrice: request.gasPrice, accessList: request.accessList }
+          : { ...base, type: 0, gasPrice: request.gasPrice };
+      } else {
+        const tip = request.maxPriorityFeePerGas ?? suggestedTip();
+        const maxFeePerGas = request.maxFeePerGas ?? baseFee * 2n + tip;
+        data = {
+          ...base,
+          type: 2,
+          maxFeePerGas,
+          maxPriorityFeePerGas: tip < maxFeePerGas ? tip : maxFeePerGas,
+          accessList: request.accessList ?? [],
+        };
+      }
+      const signed = createTx(data, { common: services.chain.common }).sign(key);
+      return submit(services, signed.serialize());
+    },
+  }),
+};

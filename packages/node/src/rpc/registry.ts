@@ -1,0 +1,64 @@
+import { describeIssue, InvalidParamsError, MethodNotFoundError } from "@strata/protocol";
+import type { z } from "zod";
+import type { RpcServices } from "./services.js";
+
+type Schemas = readonly z.ZodType[];
+type Outputs<S extends Schemas> = { -readonly [K in keyof S]: z.output<S[K]> };
+
+/** One JSON-RPC method: its parameter schemas (by position), how many are required, and its handler. */
+export interface MethodDefinition<S extends Schemas = Schemas> {
+  readonly params: S;
+  /** How many leading parameters are required; the rest may be omitted or null. */
+  readonly required: number;
+  readonly handler: (args: Outputs<S>, services: RpcServices) => unknown;
+}
+
+/** Declares a method with typed handler arguments inferred from its parameter schemas. */
+export function defineMethod<const S extends Schemas>(definition: MethodDefinition<S>): MethodDefinition {
+  return definition as unknown as MethodDefinition;
+}
+
+/** The method table: name -> definition. Lookup goes through a `Map`, never through object properties. */
+export class MethodRegistry {
+  private readonly methods = new Map<string, MethodDefinition>();
+
+  /** Adds every method of a namespace table. */
+  register(table: Record<string, MethodDefinition>): this {
+    for (const [name, definition] of Object.entries(table)) this.methods.set(name, definition);
+    return this;
+  }
+
+  /** The names of all registered methods. */
+  names(): string[] {
+    return [...this.methods.keys()];
+  }
+
+  /** Validates `params` against the method's schemas and runs its handler; returns the result as JSON text. */
+  async call(method: string, params: readonly unknown[], services: RpcServices): Promise<string> {
+    const definition = this.methods.get(method);
+    if (!definition) throw new MethodNotFoundError(method);
+    const args = decodeParams(definition, params);
+    const result = await definition.handler(args as never, services);
+    return result === undefined ? "null" : JSON.stringify(result);
+  }
+}
+
+function decodeParams(definition: MethodDefinition, params: readonly unknown[]): unknown[] {
+  const { params: schemas, required } = definition;
+  if (params.length > schemas.length) {
+    throw new InvalidParamsError(`too many arguments, want at most ${schemas.length}`);
+  }
+  const args: unknown[] = [];
+  for (let i = 0; i < schemas.length; i++) {
+    const value = params[i];
+    if (value === undefined || value === null) {
+      if (i < required) throw new InvalidParamsError(`missing value for required argument ${i}`);
+      args.push(undefined);
+      continue;
+    }
+    const parsed = schemas[i]!.safeParse(value);
+    if (!parsed.success) throw new InvalidParamsError(`invalid argument ${i}: ${describeIssue(parsed.error)}`);
+    args.push(parsed.data);
+  }
+  return args;
+}

@@ -1,0 +1,122 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { encodeError, InvalidRequestError, LimitExceededError, type RpcError } from "@strata/protocol";
+import type { NodeConfig } from "../../config/node-config.js";
+import type { RpcDispatcher } from "../dispatcher.js";
+
+/** HTTP transport settings. */
+export type HttpOptions = NodeConfig["rpc"];
+
+/**
+ * The JSON-RPC HTTP transport: POST on `/`, statuses and limits of DECISIONS.md (413 body too large,
+ * 415 wrong content type, 405 wrong method, 404 wrong path, 204 for notification-only batches), CORS.
+ */
+export class HttpRpcServer {
+  readonly server: Server;
+
+  constructor(
+    private readonly dispatcher: RpcDispatcher,
+    private readonly options: HttpOptions,
+  ) {
+    this.server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) =>
+      this.handle(req, res),
+    );
+  }
+
+  /** Listens on the configured address; resolves with the bound URL. */
+  listen(): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(this.options.port, this.options.addr, () => {
+        const { port } = this.server.address() as AddressInfo;
+        resolve(`http://${this.options.addr}:${port}`);
+      });
+    });
+  }
+
+  /** Stops accepting connections and closes idle ones. */
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    res.setHeader("Access-Control-Allow-Origin", this.options.corsOrigin);
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, {
+        "Access-Control-Allow-Methods": "POST, GET, OPTIONS",
+        "Access-Control-Allow-Headers": "Content-Type, X-API-Key, Authorization",
+        "Access-Control-Max-Age": "86400",
+      });
+      res.end();
+      return;
+    }
+    const path = (req.url ?? "/").split("?")[0];
+    if (path !== "/") return this.plain(res, 404, "not found");
+    if (req.method !== "POST") {
+      res.setHeader("Allow", "POST, OPTIONS");
+      return this.plain(res, 405, "method not allowed");
+    }
+    const type = req.headers["content-type"] ?? "";
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      return this.plain(res, 415, "invalid content type, only application/json is supported");
+    }
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > this.options.maxBodyBytes) return this.refuse(req, res, tooLarge(this.options.maxBodyBytes));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    req.on("data", (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      if (size > this.options.maxBodyBytes) {
+        refused = true;
+        this.refuse(req, res, tooLarge(this.options.maxBodyBytes));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => {
+      if (refused) return;
+      const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+      this.dispatcher.dispatch(text).then(
+        ({ body, status }) => {
+          if (body === undefined) {
+            res.writeHead(204);
+            res.end();
+            return;
+          }
+          if (Buffer.byteLength(body) > this.options.maxResponseBytes) {
+            const error = new LimitExceededError(`response exceeds ${this.options.maxResponseBytes} bytes`);
+            this.json(res, 200, encodeError("null", error));
+            return;
+          }
+          this.json(res, status, body);
+        },
+        () => this.plain(res, 500, "internal error"),
+      );
+    });
+  }
+
+  private json(res: ServerResponse, status: number, body: string): void {
+    res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+    res.end(body);
+  }
+
+  private plain(res: ServerResponse, status: number, message: string): void {
+    res.writeHead(status, { "Content-Type": "text/plain" });
+    res.end(message);
+  }
+
+  private refuse(req: IncomingMessage, res: ServerResponse, error: RpcError): void {
+    res.setHeader("Connection", "close");
+    this.json(res, error.httpStatus, encodeError("null", error));
+    req.resume();
+  }
+}
+
+function tooLarge(limit: number): RpcError {
+  return new InvalidRequestError(`request body too large, limit is ${limit} bytes`, 413);
+}

@@ -1,0 +1,38 @@
+import type { Block } from "@ethereumjs/block";
+import type { BlockSelector } from "@strata/protocol";
+import type { Chain } from "../chain/chain.js";
+import type { NodeConfig } from "../config/node-config.js";
+import { NotFoundError } from "../errors/domain-errors.js";
+import type { CallExecutor } from "../execution/call-executor.js";
+import type { BlockProducer } from "../producer/block-producer.js";
+import type { TxPool } from "../txpool/tx-pool.js";
+
+/** What RPC handlers may use: the node's services. Handlers hold no state of their own. */
+export interface RpcServices {
+  readonly config: NodeConfig;
+  readonly chain: Chain;
+  readonly pool: TxPool;
+  readonly producer: BlockProducer;
+  readonly calls: CallExecutor;
+  /** Private keys of the unlocked development accounts (dev networks only), by lowercase address. */
+  readonly devAccounts: ReadonlyMap<string, Uint8Array>;
+  readonly clientVersion: string;
+}
+
+/** Resolves a block selector to a canonical block, or undefined when there is none. */
+export function findBlock(services: RpcServices, selector: BlockSelector): Block | undefined {
+  const { chain } = services;
+  if ("tag" in selector) return selector.tag === "earliest" ? chain.genesis : chain.head;
+  if ("number" in selector) return chain.store.blockByNumber(selector.number);
+  const block = chain.store.blockByHash(Buffer.from(selector.hash.slice(2), "hex"));
+  if (!block || !selector.requireCanonical) return block;
+  const canonical = chain.store.canonicalHash(block.header.number);
+  return canonical && Buffer.compare(canonical, block.hash()) === 0 ? block : undefined;
+}
+
+/** Like {@link findBlock} but throws geth's "header not found" when there is no such block (state queries). */
+export function requireBlock(services: RpcServices, selector: BlockSelector | undefined): Block {
+  const block = findBlock(services, selector ?? { tag: "latest" });
+  if (!block) throw new NotFoundError("header not found");
+  return block;
+}

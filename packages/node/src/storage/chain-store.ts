@@ -1,0 +1,106 @@
+import { type Block, createBlockFromRLP } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
+import { utf8ToBytes } from "@ethereumjs/util";
+import type { KVStore, WriteOp } from "./kv.js";
+import {
+  decodeReceipts,
+  decodeTxLocation,
+  encodeReceipts,
+  encodeTxLocation,
+  numberKey,
+  type StoredReceipt,
+  type TxLocation,
+} from "./records.js";
+
+const HEAD_KEY = utf8ToBytes("head");
+
+/** Everything one block adds to the store; written by {@link ChainStore.commitBlock} in one transaction. */
+export interface BlockCommit {
+  readonly block: Block;
+  readonly receipts: readonly StoredReceipt[];
+  /** Trie nodes created while executing the block. */
+  readonly stateWrites: readonly WriteOp[];
+}
+
+/**
+ * The chain's persistent record over a {@link KVStore}: blocks by hash, the canonical number index,
+ * receipts, the transaction index and the head pointer. A small cache keeps recently read blocks decoded.
+ */
+export class ChainStore {
+  private readonly cache = new Map<string, Block>();
+  private static readonly CACHE_SIZE = 512;
+
+  constructor(
+    private readonly kv: KVStore,
+    private readonly common: Common,
+  ) {}
+
+  /** The hash of the canonical head, or undefined for an empty store. */
+  headHash(): Uint8Array | undefined {
+    return this.kv.get("meta", HEAD_KEY);
+  }
+
+  /** The canonical block hash at `number`. */
+  canonicalHash(number: bigint): Uint8Array | undefined {
+    return this.kv.get("canonical", numberKey(number));
+  }
+
+  /** A block by hash, decoded (and cached). */
+  blockByHash(hash: Uint8Array): Block | undefined {
+    const key = Buffer.from(hash).toString("hex");
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    const bytes = this.kv.get("blocks", hash);
+    if (!bytes) return undefined;
+    const block = createBlockFromRLP(bytes, { common: this.common, setHardfork: false });
+    this.remember(key, block);
+    return block;
+  }
+
+  /** The canonical block at `number`. */
+  blockByNumber(number: bigint): Block | undefined {
+    const hash = this.canonicalHash(number);
+    return hash ? this.blockByHash(hash) : undefined;
+  }
+
+  /** The receipts of a block, in transaction order. */
+  receipts(blockHash: Uint8Array): StoredReceipt[] | undefined {
+    const bytes = this.kv.get("receipts", blockHash);
+    return bytes ? decodeReceipts(bytes) : undefined;
+  }
+
+  /** Where a mined transaction lives. */
+  txLocation(txHash: Uint8Array): TxLocation | undefined {
+    const bytes = this.kv.get("txIndex", txHash);
+    return bytes ? decodeTxLocation(bytes) : undefined;
+  }
+
+  /** Writes a block, its receipts, its transaction index, its state and the new head atomically. */
+  commitBlock(commit: BlockCommit): void {
+    const { block } = commit;
+    const hash = block.hash();
+    const ops: WriteOp[] = [...commit.stateWrites];
+    ops.push({ bucket: "blocks", key: hash, value: block.serialize() });
+    ops.push({ bucket: "receipts", key: hash, value: encodeReceipts(commit.receipts) });
+    block.transactions.forEach((tx, index) => {
+      ops.push({ bucket: "txIndex", key: tx.hash(), value: encodeTxLocation({ blockHash: hash, index }) });
+    });
+    ops.push({ bucket: "canonical", key: numberKey(block.header.number), value: hash });
+    ops.push({ bucket: "meta", key: HEAD_KEY, value: hash });
+    this.kv.commit(ops);
+    this.remember(Buffer.from(hash).toString("hex"), block);
+  }
+
+  /** Closes the underlying store. */
+  close(): Promise<void> {
+    return this.kv.close();
+  }
+
+  private remember(key: string, block: Block): void {
+    if (this.cache.size >= ChainStore.CACHE_SIZE) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    this.cache.set(key, block);
+  }
+}

@@ -1,0 +1,21 @@
+/** The named key spaces of the chain store. */
+export const BUCKETS = ["meta", "blocks", "canonical", "receipts", "txIndex", "trie"] as const;
+/** One of {@link BUCKETS}. */
+export type Bucket = (typeof BUCKETS)[number];
+
+/** One write of an atomic commit. */
+export interface WriteOp {
+  readonly bucket: Bucket;
+  readonly key: Uint8Array;
+  readonly value: Uint8Array;
+}
+
+/**
+ * A byte key-value store with named buckets. Reads see the last commit; `commit` applies all of its
+ * writes atomically and durably, or none of them.
+ */
+export interface KVStore {
+  get(bucket: Bucket, key: Uint8Array): Uint8Array | undefined;
+  commit(ops: readonly WriteOp[]): void;
+  close(): Promise<void>;
+}

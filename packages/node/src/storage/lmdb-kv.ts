@@ -1,0 +1,45 @@
+import { mkdirSync } from "node:fs";
+import { type Database, open, type RootDatabase } from "lmdb";
+import { BUCKETS, type Bucket, type KVStore, type WriteOp } from "./kv.js";
+
+/**
+ * A {@link KVStore} on LMDB: one environment under `path`, one named database per bucket. Each
+ * `commit` is one synchronous, durable LMDB write transaction, so a crash leaves either the whole
+ * commit or none of it.
+ */
+export class LmdbKV implements KVStore {
+  private readonly root: RootDatabase<Uint8Array, Uint8Array>;
+  private readonly dbs: Map<Bucket, Database<Uint8Array, Uint8Array>>;
+
+  constructor(path: string) {
+    mkdirSync(path, { recursive: true });
+    this.root = open<Uint8Array, Uint8Array>({
+      path,
+      keyEncoding: "binary",
+      encoding: "binary",
+      compression: false,
+      mapSize: 2 ** 36,
+      maxDbs: BUCKETS.length + 4,
+    });
+    this.dbs = new Map(
+      BUCKETS.map((name) => [
+        name,
+        this.root.openDB<Uint8Array, Uint8Array>({ name, keyEncoding: "binary", encoding: "binary" }),
+      ]),
+    );
+  }
+
+  get(bucket: Bucket, key: Uint8Array): Uint8Array | undefined {
+    return this.dbs.get(bucket)!.getBinary(key) ?? undefined;
+  }
+
+  commit(ops: readonly WriteOp[]): void {
+    this.root.transactionSync(() => {
+      for (const op of ops) this.dbs.get(op.bucket)!.putSync(op.key, op.value);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.root.close();
+  }
+}
