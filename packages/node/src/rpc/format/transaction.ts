@@ -65,6 +65,7 @@ export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefi
   return capped < maxFeePerGas ? capped : maxFeePerGas;
 }
 
+/** Re-encodes an unpadded hex field (`0x` for zero) as a strict quantity. */
 function normalizeQuantity(value: string): Hex {
-  return toQuantity(BigInt(value));
+  return toQuantity(value === "0x" ? 0n : BigInt(value));
 }
