@@ -20,6 +20,10 @@ export interface NodeConfig {
     /** Largest fee (gas * price) accepted by eth_sendRawTransaction, in wei; 0 disables the check. */
     readonly txFeeCap: bigint;
     readonly maxTxBytes: number;
+    /** Most blocks one eth_getLogs may span. */
+    readonly maxLogRange: number;
+    /** Most logs one eth_getLogs may return. */
+    readonly maxLogResults: number;
   };
   readonly mining: { readonly mode: MiningMode; readonly blockTimeSeconds: number };
   readonly txpool: {
@@ -42,6 +46,8 @@ export const DEFAULTS = {
   evmTimeoutMs: 5000,
   txFeeCap: 10n ** 18n,
   maxTxBytes: 128 * 1024,
+  maxLogRange: 10_000,
+  maxLogResults: 10_000,
   maxPerSender: 512,
   maxTotal: 20_000,
   priceBumpPercent: 10,
@@ -76,6 +82,8 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
       evmTimeoutMs: DEFAULTS.evmTimeoutMs,
       txFeeCap: DEFAULTS.txFeeCap,
       maxTxBytes: DEFAULTS.maxTxBytes,
+      maxLogRange: DEFAULTS.maxLogRange,
+      maxLogResults: DEFAULTS.maxLogResults,
       ...overrides.rpc,
     },
     mining: {

@@ -3,10 +3,6 @@ import { type LogCriteria, queryLogs, TooManyLogsError, collectBlockLogs } from 
 import { defineMethod } from "../../registry.js";
 import { findBlock, type RpcServices } from "../../services.js";
 
-/** Most blocks one `eth_getLogs` may span (DECISIONS.md "Limits"). */
-export const MAX_LOG_RANGE = 10_000n;
-/** Most logs one `eth_getLogs` may return. */
-export const MAX_LOG_RESULTS = 10_000;
 const MAX_ALTERNATIVES = 1000;
 
 /** Normalises the address/topic part of a filter, enforcing the criteria limits. */
@@ -57,17 +53,19 @@ export const logMethods = {
       const to = blockNumberOf(services, filter.toBlock, head);
       if (from > to) throw new InvalidParamsError("invalid argument 0: invalid block range params");
       const last = to > head ? head : to;
-      if (last - from + 1n > MAX_LOG_RANGE) {
-        throw new LimitExceededError(`block range exceeds the limit of ${MAX_LOG_RANGE} blocks`, {
+      const maxRange = BigInt(services.config.rpc.maxLogRange);
+      const maxResults = services.config.rpc.maxLogResults;
+      if (last - from + 1n > maxRange) {
+        throw new LimitExceededError(`block range exceeds the limit of ${maxRange} blocks`, {
           fromBlock: toQuantity(from),
-          toBlock: toQuantity(from + MAX_LOG_RANGE - 1n),
+          toBlock: toQuantity(from + maxRange - 1n),
         });
       }
       try {
-        return from > head ? [] : queryLogs(store, from, last, criteria, MAX_LOG_RESULTS);
+        return from > head ? [] : queryLogs(store, from, last, criteria, maxResults);
       } catch (error) {
         if (!(error instanceof TooManyLogsError)) throw error;
-        throw new LimitExceededError(`query returned more than ${MAX_LOG_RESULTS} results`, {
+        throw new LimitExceededError(`query returned more than ${maxResults} results`, {
           fromBlock: toQuantity(from),
           toBlock: toQuantity(error.lastFullBlock),
         });
