@@ -12,13 +12,20 @@ export interface FlagSpec {
 export type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
 /** Parses `argv` strictly against `specs`; unknown flags and positionals are usage errors. */
-export function parseFlags(argv: readonly string[], specs: Record<string, FlagSpec>, env = process.env): FlagValues {
+export function parseFlags(
+  argv: readonly string[],
+  specs: Record<string, FlagSpec>,
+  env = process.env,
+): FlagValues {
   let values: FlagValues;
   try {
     const parsed = parseArgs({
       args: [...argv],
       options: Object.fromEntries(
-        Object.entries(specs).map(([name, spec]) => [name, { type: spec.type, multiple: spec.multiple ?? false }]),
+        Object.entries(specs).map(([name, spec]) => [
+          name,
+          { type: spec.type, multiple: spec.multiple ?? false },
+        ]),
       ),
       strict: true,
       allowPositionals: false,
@@ -42,7 +49,13 @@ export function envName(name: string): string {
 }
 
 /** Reads an integer flag within bounds, or the default. */
-export function intFlag(values: FlagValues, name: string, fallback: number, min: number, max: number): number {
+export function intFlag(
+  values: FlagValues,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const raw = values[name];
   if (raw === undefined) return fallback;
   const n = Number(raw);
@@ -55,6 +68,8 @@ export function intFlag(values: FlagValues, name: string, fallback: number, min:
 /** Formats the flag table of a command's help. */
 export function formatFlags(specs: Record<string, FlagSpec>): string {
   return Object.entries(specs)
-    .map(([name, spec]) => `  --${name}${spec.type === "string" ? " VALUE" : ""}`.padEnd(30) + spec.description)
+    .map(
+      ([name, spec]) => `  --${name}${spec.type === "string" ? " VALUE" : ""}`.padEnd(30) + spec.description,
+    )
     .join("\n");
 }

@@ -13,7 +13,10 @@ Commands:
 Run 'strata <command> --help' for a command's flags. 'strata --version' prints the version.`;
 
 /** Entry point of the `strata` command; resolves with the exit code. */
-export async function main(argv: readonly string[], out: (line: string) => void = (l) => console.log(l)): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  out: (line: string) => void = (l) => console.log(l),
+): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {

@@ -1,4 +1,4 @@
-import { pino, type Logger } from "pino";
+import { type Logger, pino } from "pino";
 
 /** Creates the root structured logger (JSON lines on stderr); modules take `logger.child({module})`. */
 export function createLogger(level: string): Logger {

@@ -42,7 +42,10 @@ export interface StrataNode {
 export const CLIENT_VERSION = `strata/v${version}/${process.platform}-${process.arch}/node${process.version}`;
 
 /** Composition root: opens the store, the chain and every service, wired together but not yet serving. */
-export async function createNode(config: NodeConfig, logger = createLogger(config.logLevel)): Promise<StrataNode> {
+export async function createNode(
+  config: NodeConfig,
+  logger = createLogger(config.logLevel),
+): Promise<StrataNode> {
   const kv: KVStore = config.datadir === null ? new MemoryKV() : new LmdbKV(`${config.datadir}/chaindata`);
   const common = createChainCommon(config.network);
   const trieDb = new TrieDatabase(kv);
@@ -56,7 +59,11 @@ export async function createNode(config: NodeConfig, logger = createLogger(confi
     chain,
     pool,
     executor,
-    { mode: config.mining.mode, blockTimeSeconds: config.mining.blockTimeSeconds, coinbase: new Uint8Array(20) },
+    {
+      mode: config.mining.mode,
+      blockTimeSeconds: config.mining.blockTimeSeconds,
+      coinbase: new Uint8Array(20),
+    },
     logger.child({ module: "producer" }),
   );
   const devAccounts = deriveDevAccounts(config.network);

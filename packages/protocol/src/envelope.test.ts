@@ -21,7 +21,10 @@ describe("parseBody", () => {
     expect(big.idJson).toBe("123456789012345678901234567890");
     const frac = single('{"jsonrpc":"2.0","method":"m","id" : 1.5}');
     expect(frac.idJson).toBe("1.5");
-    const parsed = parseBody('[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":99999999999999999999,"method":"b","params":[{"id":5}]}]', 10);
+    const parsed = parseBody(
+      '[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":99999999999999999999,"method":"b","params":[{"id":5}]}]',
+      10,
+    );
     if (parsed.kind !== "batch") throw new Error("expected batch");
     expect(parsed.entries.map((e) => e.idJson)).toEqual(["1", "99999999999999999999"]);
   });
@@ -43,7 +46,10 @@ describe("parseBody", () => {
 
   it("refuses empty and oversize batches with -32600", () => {
     const empty = parseBody("[]", 10);
-    const big = parseBody(JSON.stringify(Array.from({ length: 11 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "m" }))), 10);
+    const big = parseBody(
+      JSON.stringify(Array.from({ length: 11 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "m" }))),
+      10,
+    );
     for (const parsed of [empty, big]) {
       expect(parsed.kind).toBe("invalid");
       if (parsed.kind === "invalid") expect(parsed.error.code).toBe(ErrorCode.InvalidRequest);
@@ -66,7 +72,9 @@ describe("parseBody", () => {
   });
 
   it("keeps __proto__ keys as plain data", () => {
-    const entry = single('{"jsonrpc":"2.0","id":1,"method":"m","params":[{"__proto__":{"polluted":true}}]}') as RpcRequest;
+    const entry = single(
+      '{"jsonrpc":"2.0","id":1,"method":"m","params":[{"__proto__":{"polluted":true}}]}',
+    ) as RpcRequest;
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getPrototypeOf(entry.params[0])).toBe(Object.prototype);
   });

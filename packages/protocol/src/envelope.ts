@@ -40,7 +40,8 @@ export function parseBody(text: string, maxBatch: number): ParsedBody {
   }
   if (Array.isArray(value)) {
     if (value.length === 0) return { kind: "invalid", error: new InvalidRequestError("empty batch") };
-    if (value.length > maxBatch) return { kind: "invalid", error: new InvalidRequestError("batch too large") };
+    if (value.length > maxBatch)
+      return { kind: "invalid", error: new InvalidRequestError("batch too large") };
     const rawIds = needsRawIds(value) ? scanRawIds(text, 2) : undefined;
     return { kind: "batch", entries: value.map((v, i) => validateEnvelope(v, rawIds?.get(i))) };
   }
@@ -67,7 +68,8 @@ export function validateEnvelope(value: unknown, rawId?: string): RpcRequest | R
     return { error: new InvalidRequestError("invalid or missing method"), idJson, notification };
   }
   const params = obj.params;
-  if (params === undefined || params === null) return { method: obj.method, params: [], idJson, notification };
+  if (params === undefined || params === null)
+    return { method: obj.method, params: [], idJson, notification };
   if (Array.isArray(params)) return { method: obj.method, params, idJson, notification };
   if (typeof params === "object") {
     return { error: new InvalidParamsError("non-array params are not supported"), idJson, notification };

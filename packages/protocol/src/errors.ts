@@ -24,7 +24,11 @@ export class RpcError extends Error {
   /** HTTP status that accompanies this error when it refuses a whole HTTP request. */
   readonly httpStatus: number;
 
-  constructor(code: number, message: string, options: { data?: unknown; httpStatus?: number; cause?: unknown } = {}) {
+  constructor(
+    code: number,
+    message: string,
+    options: { data?: unknown; httpStatus?: number; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -85,7 +89,9 @@ export class ServerError extends RpcError {
 /** 3: `eth_call`/`eth_estimateGas` reverted; `data` holds the revert bytes. */
 export class ExecutionRevertedError extends RpcError {
   constructor(reason: string | undefined, data: string) {
-    super(ErrorCode.ExecutionReverted, reason ? `execution reverted: ${reason}` : "execution reverted", { data });
+    super(ErrorCode.ExecutionReverted, reason ? `execution reverted: ${reason}` : "execution reverted", {
+      data,
+    });
   }
 }
 

@@ -15,7 +15,7 @@ describe("quantities", () => {
   });
 
   it.each([
-    ["0x", "hex string \"0x\""],
+    ["0x", 'hex string "0x"'],
     ["0x01", "hex number with leading zero digits"],
     ["1", "hex string without 0x prefix"],
     [`0x${"1".repeat(100)}`, "hex number > 256 bits"],

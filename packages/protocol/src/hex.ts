@@ -44,7 +44,7 @@ export function parseQuantity(value: string): bigint {
 /** Explains in geth's words why `value` is not a quantity. */
 export function quantityProblem(value: string): string {
   if (!value.startsWith("0x") && !value.startsWith("0X")) return "hex string without 0x prefix";
-  if (value.length === 2) return "hex string \"0x\"";
+  if (value.length === 2) return 'hex string "0x"';
   if (value.length > 3 && value[2] === "0") return "hex number with leading zero digits";
   if (value.length > 66) return "hex number > 256 bits";
   return "invalid hex string";

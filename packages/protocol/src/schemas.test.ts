@@ -1,7 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { Address, BlockNumberOrTag, BlockSpec, CallRequest, describeIssue, Hash32, LogFilter, Quantity, StorageSlot } from "./schemas.js";
+import {
+  Address,
+  BlockNumberOrTag,
+  BlockSpec,
+  CallRequest,
+  describeIssue,
+  Hash32,
+  LogFilter,
+  Quantity,
+  StorageSlot,
+} from "./schemas.js";
 
-function problem(schema: { safeParse(v: unknown): { success: boolean; error?: unknown } }, value: unknown): string {
+function problem(
+  schema: { safeParse(v: unknown): { success: boolean; error?: unknown } },
+  value: unknown,
+): string {
   const result = schema.safeParse(value);
   if (result.success) throw new Error("expected a failure");
   return describeIssue(result.error as never);
@@ -9,7 +22,9 @@ function problem(schema: { safeParse(v: unknown): { success: boolean; error?: un
 
 describe("schemas", () => {
   it("normalises addresses and names wrong lengths", () => {
-    expect(Address.parse("0xF39Fd6e51aad88F6F4ce6aB8827279cffFb92266")).toBe("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266");
+    expect(Address.parse("0xF39Fd6e51aad88F6F4ce6aB8827279cffFb92266")).toBe(
+      "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+    );
     expect(problem(Address, "0x1234")).toBe("hex string has length 4, want 40 for common.Address");
     expect(problem(Address, "f39fd6e51aad88f6f4ce6ab8827279cfffb92266")).toBe("hex string without 0x prefix");
     expect(problem(Address, 5)).toContain("cannot unmarshal number");
@@ -29,7 +44,10 @@ describe("schemas", () => {
     expect(problem(BlockNumberOrTag, "newest")).toBe('invalid block number or tag "newest"');
     const hash = `0x${"11".repeat(32)}`;
     expect(BlockSpec.parse(hash)).toEqual({ hash, requireCanonical: false });
-    expect(BlockSpec.parse({ blockHash: hash, requireCanonical: true })).toEqual({ hash, requireCanonical: true });
+    expect(BlockSpec.parse({ blockHash: hash, requireCanonical: true })).toEqual({
+      hash,
+      requireCanonical: true,
+    });
     expect(BlockSpec.parse({ blockNumber: "0x2" })).toEqual({ number: 2n });
     expect(BlockSpec.safeParse({ blockHash: hash, blockNumber: "0x1" }).success).toBe(false);
   });
@@ -41,14 +59,20 @@ describe("schemas", () => {
   });
 
   it("refuses a call object with conflicting data and input or fee fields", () => {
-    expect(problem(CallRequest, { input: "0x01", data: "0x02" })).toContain('both "data" and "input" are set');
+    expect(problem(CallRequest, { input: "0x01", data: "0x02" })).toContain(
+      'both "data" and "input" are set',
+    );
     expect(problem(CallRequest, { gasPrice: "0x1", maxFeePerGas: "0x1" })).toContain("both gasPrice and");
     expect(CallRequest.parse({ to: null, value: "0x1" })).toEqual({ to: null, value: 1n });
   });
 
   it("accepts topic OR-lists and nulls in log filters", () => {
     const topic = `0x${"22".repeat(32)}`;
-    expect(LogFilter.parse({ topics: [null, [topic, null], topic] }).topics).toEqual([null, [topic, null], topic]);
+    expect(LogFilter.parse({ topics: [null, [topic, null], topic] }).topics).toEqual([
+      null,
+      [topic, null],
+      topic,
+    ]);
     expect(LogFilter.safeParse({ address: "0x12" }).success).toBe(false);
   });
 });

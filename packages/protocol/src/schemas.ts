@@ -22,7 +22,8 @@ function typeName(value: unknown): string {
 function fixedData(bytes: number, kind: string) {
   return hexString(kind).transform((s, ctx): Hex => {
     if (!s.startsWith("0x") && !s.startsWith("0X")) return fail(ctx, s, "hex string without 0x prefix");
-    if (!isData(s)) return fail(ctx, s, s.length % 2 === 1 ? "hex string of odd length" : "invalid hex string");
+    if (!isData(s))
+      return fail(ctx, s, s.length % 2 === 1 ? "hex string of odd length" : "invalid hex string");
     if (s.length !== 2 + bytes * 2) {
       return fail(ctx, s, `hex string has length ${s.length - 2}, want ${bytes * 2} for ${kind}`);
     }
@@ -50,7 +51,8 @@ export const Quantity = hexString("hexutil.Big").transform((s, ctx): bigint => {
 
 /** A strict quantity that fits in 64 bits (block numbers, nonces, gas). */
 export const Uint64 = hexString("hexutil.Uint64").transform((s, ctx): bigint => {
-  if (!isQuantity(s) || s.length > 18) return fail(ctx, s, s.length > 18 ? "hex number > 64 bits" : quantityProblem(s));
+  if (!isQuantity(s) || s.length > 18)
+    return fail(ctx, s, s.length > 18 ? "hex number > 64 bits" : quantityProblem(s));
   return BigInt(s);
 });
 
@@ -88,7 +90,11 @@ export const BlockSpec = z.unknown().transform((value, ctx): BlockSelector => {
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
     const obj = value as Record<string, unknown>;
     if (obj.blockHash !== undefined && obj.blockNumber !== undefined) {
-      return fail(ctx as unknown as Ctx, value, "cannot specify both BlockHash and BlockNumber, choose one or the other");
+      return fail(
+        ctx as unknown as Ctx,
+        value,
+        "cannot specify both BlockHash and BlockNumber, choose one or the other",
+      );
     }
     if (typeof obj.blockHash === "string" && isData(obj.blockHash, 32)) {
       return { hash: obj.blockHash.toLowerCase() as Hex, requireCanonical: obj.requireCanonical === true };
@@ -137,7 +143,8 @@ export const CallRequest = z
     if (v.input !== undefined && v.data !== undefined && v.input !== v.data) {
       ctx.issues.push({
         code: "custom",
-        message: 'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data',
+        message:
+          'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data',
         input: v,
       });
     }
@@ -159,7 +166,10 @@ export const LogFilter = z.object({
   fromBlock: BlockNumberOrTag.optional(),
   toBlock: BlockNumberOrTag.optional(),
   blockHash: Hash32.optional(),
-  address: z.union([Address, z.array(Address)]).nullable().optional(),
+  address: z
+    .union([Address, z.array(Address)])
+    .nullable()
+    .optional(),
   topics: z.array(TopicAlternatives).nullable().optional(),
 });
 /** The decoded log filter. */

@@ -9,7 +9,10 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
   datadir: { type: "string", description: "chain data directory (default .strata/<network>)" },
   "rpc.addr": { type: "string", description: "JSON-RPC listen address (default 127.0.0.1)" },
   "rpc.port": { type: "string", description: "JSON-RPC port, HTTP and WebSocket (default 8545)" },
-  "rpc.txfeecap": { type: "string", description: "largest tx fee accepted, in wei; 0 disables (default 1 STRA)" },
+  "rpc.txfeecap": {
+    type: "string",
+    description: "largest tx fee accepted, in wei; 0 disables (default 1 STRA)",
+  },
   mining: { type: "string", description: "instant | interval | manual (default: the network's)" },
   "block-time": { type: "string", description: "seconds between blocks in interval mode" },
   fresh: { type: "boolean", description: "wipe the datadir before starting" },
@@ -33,7 +36,8 @@ export function nodeConfigFromFlags(values: FlagValues) {
   if (mining !== undefined && !MODES.includes(mining as MiningMode)) {
     throw new UsageError(`--mining: expected instant | interval | manual, got "${mining}"`);
   }
-  const blockTime = values["block-time"] === undefined ? undefined : intFlag(values, "block-time", 2, 1, 3600);
+  const blockTime =
+    values["block-time"] === undefined ? undefined : intFlag(values, "block-time", 2, 1, 3600);
   const feeCap = values["rpc.txfeecap"];
   if (feeCap !== undefined && (typeof feeCap !== "string" || !/^\d+$/.test(feeCap))) {
     throw new UsageError(`--rpc.txfeecap: expected an integer amount of wei, got "${String(feeCap)}"`);
@@ -50,13 +54,18 @@ export function nodeConfigFromFlags(values: FlagValues) {
         ...(feeCap === undefined ? {} : { txFeeCap: BigInt(feeCap as string) }),
       },
       mining: {
-        ...(mining === undefined ? (blockTime === undefined ? {} : { mode: "interval" as const }) : { mode: mining as MiningMode }),
+        ...(mining === undefined
+          ? blockTime === undefined
+            ? {}
+            : { mode: "interval" as const }
+          : { mode: mining as MiningMode }),
         ...(blockTime === undefined ? {} : { blockTimeSeconds: blockTime }),
       },
       ...(values["log-level"] === undefined ? {} : { logLevel: values["log-level"] as string }),
     });
   } catch (error) {
-    if (error instanceof Error && /ENOENT/.test(error.message)) throw new UsageError(`--network: no such network or file "${network}"`);
+    if (error instanceof Error && /ENOENT/.test(error.message))
+      throw new UsageError(`--network: no such network or file "${network}"`);
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   return config;
@@ -82,7 +91,9 @@ export async function runNode(argv: readonly string[], out: (line: string) => vo
 
 function printBanner(node: StrataNode, out: (line: string) => void): void {
   const { network } = node.config;
-  out(`Strata node · network ${network.name} · chain id ${network.chainId} · mining ${node.config.mining.mode}`);
+  out(
+    `Strata node · network ${network.name} · chain id ${network.chainId} · mining ${node.config.mining.mode}`,
+  );
   out(`Datadir: ${node.config.datadir ?? "(memory)"} · head block ${node.chain.head.header.number}`);
   if (node.devAccounts.length > 0) {
     out("");

@@ -1,8 +1,8 @@
 import type { Block } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { bytesToHex, equalsBytes } from "@ethereumjs/util";
-import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { NetworkFile } from "../config/network.js";
 import type { BuiltBlock } from "../execution/block-executor.js";
 import { buildGenesisBlock } from "../execution/genesis.js";

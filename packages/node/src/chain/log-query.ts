@@ -46,7 +46,13 @@ export function bloomMayMatch(block: Block, criteria: LogCriteria): boolean {
  * The logs of canonical blocks `from..to` matching `criteria`, in block order. Blocks whose bloom
  * excludes the criteria are skipped without reading receipts. Throws {@link TooManyLogsError} past `maxLogs`.
  */
-export function queryLogs(store: ChainStore, from: bigint, to: bigint, criteria: LogCriteria, maxLogs: number): RpcLog[] {
+export function queryLogs(
+  store: ChainStore,
+  from: bigint,
+  to: bigint,
+  criteria: LogCriteria,
+  maxLogs: number,
+): RpcLog[] {
   const out: RpcLog[] = [];
   for (let n = from; n <= to; n++) {
     const block = store.blockByNumber(n);
@@ -59,7 +65,12 @@ export function queryLogs(store: ChainStore, from: bigint, to: bigint, criteria:
 }
 
 /** Appends the logs of one block matching `criteria` to `out`. */
-export function collectBlockLogs(store: ChainStore, block: Block, criteria: LogCriteria, out: RpcLog[]): void {
+export function collectBlockLogs(
+  store: ChainStore,
+  block: Block,
+  criteria: LogCriteria,
+  out: RpcLog[],
+): void {
   if (block.transactions.length === 0 || !bloomMayMatch(block, criteria)) return;
   const receipts = store.receipts(block.hash()) ?? [];
   for (const log of formatLogsOf(block, receipts, (l) => matchesLog(l, criteria))) out.push(log);

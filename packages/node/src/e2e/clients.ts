@@ -1,4 +1,11 @@
-import { type Chain, createPublicClient, createTestClient, createWalletClient, defineChain, http } from "viem";
+import {
+  type Chain,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  defineChain,
+  http,
+} from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 
 /** The dev network's mnemonic. */
@@ -50,7 +57,11 @@ export async function rawRpc(
 }
 
 /** Calls one method and returns the JSON-RPC response object. */
-export async function rpc(url: string, method: string, params: unknown[] = []): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }> {
+export async function rpc(
+  url: string,
+  method: string,
+  params: unknown[] = [],
+): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }> {
   const { body } = await rawRpc(url, JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }));
   return body as { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 }

@@ -91,11 +91,17 @@ describe("viem against a dev node", () => {
 
   it("surfaces revert reasons and custom errors from eth_call", async () => {
     const failing = await c.publicClient
-      .simulateContract({ address: token, abi: TestToken.abi, functionName: "fail", args: ["nope"], account: c.wallet.account })
+      .readContract({
+        address: token,
+        abi: TestToken.abi,
+        functionName: "fail",
+        args: ["nope"],
+        account: c.wallet.account,
+      })
       .catch((e: unknown) => e);
     expect(revertOf(failing).reason).toBe("nope");
     const boom = await c.publicClient
-      .simulateContract({ address: token, abi: TestToken.abi, functionName: "boom", account: c.wallet.account })
+      .readContract({ address: token, abi: TestToken.abi, functionName: "boom", account: c.wallet.account })
       .catch((e: unknown) => e);
     expect(revertOf(boom).data?.errorName).toBe("Boom");
     expect(revertOf(boom).data?.args).toEqual([42n]);
@@ -123,7 +129,11 @@ describe("viem against a dev node", () => {
   });
 
   it("estimates gas that is always enough", async () => {
-    const data = encodeFunctionData({ abi: TestToken.abi, functionName: "transfer", args: [devAccount(7).address, 1n] });
+    const data = encodeFunctionData({
+      abi: TestToken.abi,
+      functionName: "transfer",
+      args: [devAccount(7).address, 1n],
+    });
     const gas = await c.publicClient.estimateGas({ account: c.wallet.account, to: token, data });
     expect(gas).toBeGreaterThan(21_000n);
     const hash = await c.wallet.sendTransaction({ to: token, data, gas });
@@ -131,12 +141,19 @@ describe("viem against a dev node", () => {
     expect(receipt.status).toBe("success");
     expect(receipt.gasUsed).toBeLessThanOrEqual(gas);
     expect(Number(gas - receipt.gasUsed) / Number(gas)).toBeLessThan(0.1);
-    expect(await c.publicClient.estimateGas({ account: c.wallet.account, to: recipient, value: 1n })).toBe(21_000n);
+    expect(await c.publicClient.estimateGas({ account: c.wallet.account, to: recipient, value: 1n })).toBe(
+      21_000n,
+    );
   });
 
   it("mines every transaction type", async () => {
     const to = devAccount(8).address;
-    const legacy = await c.wallet.sendTransaction({ to, value: 1n, type: "legacy", gasPrice: parseGwei("3") });
+    const legacy = await c.wallet.sendTransaction({
+      to,
+      value: 1n,
+      type: "legacy",
+      gasPrice: parseGwei("3"),
+    });
     const eip2930 = await c.wallet.sendTransaction({
       to: token,
       type: "eip2930",
@@ -157,8 +174,15 @@ describe("viem against a dev node", () => {
   it("mines an EIP-7702 transaction that delegates an account's code", async () => {
     const authority = devAccount(3);
     const { wallet: authorityWallet } = viemClients(t.url, 3);
-    const authorization = await authorityWallet.signAuthorization({ account: authority, contractAddress: token, executor: "self" });
-    const hash = await authorityWallet.sendTransaction({ authorizationList: [authorization], to: devAccount(9).address });
+    const authorization = await authorityWallet.signAuthorization({
+      account: authority,
+      contractAddress: token,
+      executor: "self",
+    });
+    const hash = await authorityWallet.sendTransaction({
+      authorizationList: [authorization],
+      to: devAccount(9).address,
+    });
     const receipt = await c.publicClient.waitForTransactionReceipt({ hash });
     expect(receipt.type).toBe("eip7702");
     expect(receipt.status).toBe("success");
@@ -176,7 +200,10 @@ describe("viem against a dev node", () => {
     const s = signature.slice(66, 130);
     const v = Number.parseInt(signature.slice(130, 132), 16);
     const input = `${hash}${v.toString(16).padStart(64, "0")}${r}${s}` as `0x${string}`;
-    const result = await c.publicClient.call({ to: "0x0000000000000000000000000000000000000001", data: input });
+    const result = await c.publicClient.call({
+      to: "0x0000000000000000000000000000000000000001",
+      data: input,
+    });
     expect(result.data?.slice(-40)).toBe(account.address.slice(2).toLowerCase());
   });
 
@@ -187,7 +214,10 @@ describe("viem against a dev node", () => {
     expect((receipts.result as unknown[]).length).toBe(block.transactions.length);
     const count = await c.publicClient.getBlockTransactionCount({ blockNumber: block.number });
     expect(count).toBe(block.transactions.length);
-    const byIndex = await rpc(t.url, "eth_getTransactionByBlockNumberAndIndex", [`0x${block.number.toString(16)}`, "0x0"]);
+    const byIndex = await rpc(t.url, "eth_getTransactionByBlockNumberAndIndex", [
+      `0x${block.number.toString(16)}`,
+      "0x0",
+    ]);
     expect((byIndex.result as { hash: string }).hash).toBe(block.transactions[0]!.hash);
     expect(await rpc(t.url, "eth_getBlockByNumber", ["0xffffff", false])).toMatchObject({ result: null });
   });
@@ -209,7 +239,9 @@ describe("viem against a dev node", () => {
     const result = await c.publicClient.createAccessList({ account: c.wallet.account, to: token, data });
     expect(result.gasUsed).toBeGreaterThan(21_000n);
     expect(result.accessList).toEqual([]);
-    const viaHelper = await rpc(t.url, "eth_createAccessList", [{ from: devAccount(0).address, to: zeroAddress, data: "0x" }]);
+    const viaHelper = await rpc(t.url, "eth_createAccessList", [
+      { from: devAccount(0).address, to: zeroAddress, data: "0x" },
+    ]);
     expect(viaHelper.result).toMatchObject({ accessList: [] });
   });
 

@@ -2,8 +2,8 @@ import type { Block } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { bigIntToBytes, concatBytes } from "@ethereumjs/util";
-import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
 import { buildBlock, createVM, type PostByzantiumTxReceipt } from "@ethereumjs/vm";
+import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
 import type { WriteOp } from "../storage/kv.js";
 import type { StoredReceipt } from "../storage/records.js";
 import type { TrieDatabase } from "../storage/trie-db.js";
@@ -45,7 +45,11 @@ export class BlockExecutor {
    * for the rest of the block, since its later nonces can no longer apply). Stops adding once the
    * block gas limit is reached.
    */
-  async build(parent: Block, candidates: readonly TypedTransaction[], template: BlockTemplate): Promise<BuiltBlock> {
+  async build(
+    parent: Block,
+    candidates: readonly TypedTransaction[],
+    template: BlockTemplate,
+  ): Promise<BuiltBlock> {
     const vm = await createVM({
       common: this.common,
       stateManager: this.states.at(parent.header.stateRoot),

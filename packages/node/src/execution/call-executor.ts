@@ -98,8 +98,15 @@ export class CallExecutor {
     ]);
     const accessList = (traced.result.accessList ?? [])
       .filter((entry) => !excluded.has(entry.address.toLowerCase()) && !isPrecompile(entry.address))
-      .map((entry) => ({ address: entry.address.toLowerCase(), storageKeys: entry.storageKeys.map((k) => padKey(k)) }));
-    const withList = await this.run({ ...request, accessList: accessList as CallRequest["accessList"] }, block, gas);
+      .map((entry) => ({
+        address: entry.address.toLowerCase(),
+        storageKeys: entry.storageKeys.map((k) => padKey(k)),
+      }));
+    const withList = await this.run(
+      { ...request, accessList: accessList as CallRequest["accessList"] },
+      block,
+      gas,
+    );
     const failure = withList.result.execResult.exceptionError;
     const base = { accessList, gasUsed: withList.gasUsed };
     if (!failure) return base;
@@ -118,7 +125,12 @@ export class CallExecutor {
 
   private async isPlainTransfer(request: CallRequest, block: Block): Promise<boolean> {
     const input = request.input ?? request.data;
-    if (!request.to || (input && input !== "0x") || request.accessList?.length || request.authorizationList?.length) {
+    if (
+      !request.to ||
+      (input && input !== "0x") ||
+      request.accessList?.length ||
+      request.authorizationList?.length
+    ) {
       return false;
     }
     const state = this.states.at(block.header.stateRoot);
@@ -126,7 +138,12 @@ export class CallExecutor {
     return code.length === 0;
   }
 
-  private run(request: CallRequest, block: Block, gasLimit: bigint, reportAccessList = false): Promise<CallOutcome> {
+  private run(
+    request: CallRequest,
+    block: Block,
+    gasLimit: bigint,
+    reportAccessList = false,
+  ): Promise<CallOutcome> {
     const job = this.lock.then(async () => {
       const vm = await this.vmAt(block);
       const tx = buildCallTx(request, gasLimit, this.common, block);
@@ -155,7 +172,11 @@ export class CallExecutor {
   private vmAt(block: Block): Promise<VM> {
     const root = block.header.stateRoot;
     if (this.cached && Buffer.compare(this.cached.root, root) === 0) return this.cached.vm;
-    const vm = createVM({ common: this.common, stateManager: this.states.at(root), blockchain: this.chainView });
+    const vm = createVM({
+      common: this.common,
+      stateManager: this.states.at(root),
+      blockchain: this.chainView,
+    });
     this.cached = { root, vm };
     return vm;
   }
@@ -214,7 +235,8 @@ function buildCallTx(request: CallRequest, gasLimit: bigint, common: Common, blo
       })),
     } as TypedTxData;
   } else if (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined) {
-    const maxFeePerGas = request.maxFeePerGas ?? (block.header.baseFeePerGas ?? 0n) + (request.maxPriorityFeePerGas ?? 0n);
+    const maxFeePerGas =
+      request.maxFeePerGas ?? (block.header.baseFeePerGas ?? 0n) + (request.maxPriorityFeePerGas ?? 0n);
     data = {
       ...base,
       type: 2,

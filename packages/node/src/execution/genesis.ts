@@ -5,13 +5,18 @@ import type { GethGenesis } from "../config/network.js";
 import type { StateFactory } from "./state-factory.js";
 
 /** Builds the genesis state from the alloc and returns the genesis block (header fields as geth does). */
-export async function buildGenesisBlock(genesis: GethGenesis, common: Common, states: StateFactory): Promise<Block> {
+export async function buildGenesisBlock(
+  genesis: GethGenesis,
+  common: Common,
+  states: StateFactory,
+): Promise<Block> {
   const state = states.empty();
   await state.checkpoint();
   for (const [rawAddress, account] of Object.entries(genesis.alloc)) {
     const address = new Address(hexToBytes(prefixed(rawAddress)));
     await state.putAccount(address, new Account(BigInt(account.nonce ?? 0), BigInt(account.balance)));
-    if (account.code && account.code !== "0x") await state.putCode(address, hexToBytes(prefixed(account.code)));
+    if (account.code && account.code !== "0x")
+      await state.putCode(address, hexToBytes(prefixed(account.code)));
     for (const [slot, value] of Object.entries(account.storage ?? {})) {
       await state.putStorage(
         address,

@@ -6,8 +6,8 @@ import {
   hexToBytes,
   keccak256,
   numberToHex,
-  serializeTransaction,
   type Signature,
+  serializeTransaction,
   type TransactionSerializable,
   toRlp,
 } from "viem";
@@ -17,15 +17,22 @@ import { devAccount, rpc, viemClients } from "../e2e/clients.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
 
 type RpcBlock = Record<string, Hex> & { transactions: Record<string, unknown>[] };
-type RpcReceipt = { status: Hex; cumulativeGasUsed: Hex; logsBloom: Hex; type: Hex; logs: { address: Hex; topics: Hex[]; data: Hex }[] };
+type RpcReceipt = {
+  status: Hex;
+  cumulativeGasUsed: Hex;
+  logsBloom: Hex;
+  type: Hex;
+  logs: { address: Hex; topics: Hex[]; data: Hex }[];
+};
 
 let t: TestNode;
 
-const quantity = (q: Hex): Hex => (BigInt(q) === 0n ? "0x" : numberToHex(BigInt(q)));
+const quantity = (q: Hex | undefined): Hex => (BigInt(q!) === 0n ? "0x" : numberToHex(BigInt(q!)));
 
 async function trieRoot(values: Uint8Array[]): Promise<Hex> {
   const trie = await createMPT();
-  for (let i = 0; i < values.length; i++) await trie.put(hexToBytes(toRlp(i === 0 ? "0x" : numberToHex(i))), values[i]!);
+  for (let i = 0; i < values.length; i++)
+    await trie.put(hexToBytes(toRlp(i === 0 ? "0x" : numberToHex(i))), values[i]!);
   return `0x${Buffer.from(trie.root()).toString("hex")}`;
 }
 
@@ -42,9 +49,16 @@ function rawTransaction(tx: Record<string, unknown>): Hex {
   const signature: Signature = { r: tx.r as Hex, s: tx.s as Hex, yParity: Number(tx.yParity ?? 0) };
   const typed: TransactionSerializable =
     type === 2
-      ? { ...common, type: "eip1559", maxFeePerGas: BigInt(tx.maxFeePerGas as Hex), maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas as Hex), accessList: [] }
+      ? {
+          ...common,
+          type: "eip1559",
+          maxFeePerGas: BigInt(tx.maxFeePerGas as Hex),
+          maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas as Hex),
+          accessList: [],
+        }
       : { ...common, type: "legacy", gasPrice: BigInt(tx.gasPrice as Hex) };
-  if (type === 0) return serializeTransaction(typed, { r: tx.r as Hex, s: tx.s as Hex, v: BigInt(tx.v as Hex) });
+  if (type === 0)
+    return serializeTransaction(typed, { r: tx.r as Hex, s: tx.s as Hex, v: BigInt(tx.v as Hex) });
   return serializeTransaction(typed, signature);
 }
 
@@ -62,18 +76,36 @@ function rawReceipt(receipt: RpcReceipt): Uint8Array {
 beforeAll(async () => {
   t = await startTestNode({ mining: { mode: "manual" } });
   const { wallet } = viemClients(t.url);
-  const deploy = await wallet.deployContract({ abi: TestToken.abi, bytecode: TestToken.bytecode, args: ["H", "H", 10n ** 24n], nonce: 0, gas: 2_000_000n });
+  const deploy = await wallet.deployContract({
+    abi: TestToken.abi,
+    bytecode: TestToken.bytecode,
+    args: ["H", "H", 10n ** 24n],
+    nonce: 0,
+    gas: 2_000_000n,
+  });
   await rpc(t.url, "evm_mine");
-  const token = ((await rpc(t.url, "eth_getTransactionReceipt", [deploy])).result as { contractAddress: Hex }).contractAddress;
+  const token = ((await rpc(t.url, "eth_getTransactionReceipt", [deploy])).result as { contractAddress: Hex })
+    .contractAddress;
   for (let i = 0; i < 3; i++) {
     await wallet.sendTransaction({
       nonce: 1 + i,
       to: token,
       gas: 100_000n,
-      data: encodeFunctionData({ abi: TestToken.abi, functionName: "transfer", args: [devAccount(i + 1).address, 5n] }),
+      data: encodeFunctionData({
+        abi: TestToken.abi,
+        functionName: "transfer",
+        args: [devAccount(i + 1).address, 5n],
+      }),
     });
   }
-  await wallet.sendTransaction({ nonce: 4, to: devAccount(9).address, value: 1n, type: "legacy", gasPrice: 5_000_000_000n, gas: 21_000n });
+  await wallet.sendTransaction({
+    nonce: 4,
+    to: devAccount(9).address,
+    value: 1n,
+    type: "legacy",
+    gasPrice: 5_000_000_000n,
+    gas: 21_000n,
+  });
   await rpc(t.url, "evm_mine");
 });
 afterAll(() => t.stop());
@@ -82,14 +114,30 @@ describe("block headers are Ethereum headers", () => {
   it("hash = keccak256(rlp(header)) for genesis and mined blocks", async () => {
     for (const tag of ["0x0", "0x1", "latest"]) {
       const block = (await rpc(t.url, "eth_getBlockByNumber", [tag, false])).result as RpcBlock;
-      const fields = [
-        block.parentHash, block.sha3Uncles, block.miner, block.stateRoot, block.transactionsRoot, block.receiptsRoot,
-        block.logsBloom, quantity(block.difficulty), quantity(block.number), quantity(block.gasLimit), quantity(block.gasUsed),
-        quantity(block.timestamp), block.extraData, block.mixHash, block.nonce, quantity(block.baseFeePerGas!),
-        block.withdrawalsRoot!, quantity(block.blobGasUsed!), quantity(block.excessBlobGas!), block.parentBeaconBlockRoot!,
+      const fields: (Hex | undefined)[] = [
+        block.parentHash,
+        block.sha3Uncles,
+        block.miner,
+        block.stateRoot,
+        block.transactionsRoot,
+        block.receiptsRoot,
+        block.logsBloom,
+        quantity(block.difficulty),
+        quantity(block.number),
+        quantity(block.gasLimit),
+        quantity(block.gasUsed),
+        quantity(block.timestamp),
+        block.extraData,
+        block.mixHash,
+        block.nonce,
+        quantity(block.baseFeePerGas!),
+        block.withdrawalsRoot!,
+        quantity(block.blobGasUsed!),
+        quantity(block.excessBlobGas!),
+        block.parentBeaconBlockRoot!,
         block.requestsHash!,
-      ] as Hex[];
-      expect(keccak256(toRlp(fields))).toBe(block.hash);
+      ];
+      expect(keccak256(toRlp(fields as Hex[]))).toBe(block.hash);
     }
   });
 
@@ -101,7 +149,10 @@ describe("block headers are Ethereum headers", () => {
     const receipts = (await rpc(t.url, "eth_getBlockReceipts", ["latest"])).result as RpcReceipt[];
     expect(await trieRoot(receipts.map(rawReceipt))).toBe(block.receiptsRoot);
     const bloom = new Uint8Array(256);
-    for (const r of receipts) hexToBytes(r.logsBloom).forEach((b, i) => { bloom[i]! |= b; });
+    for (const r of receipts)
+      hexToBytes(r.logsBloom).forEach((b, i) => {
+        bloom[i]! |= b;
+      });
     expect(`0x${Buffer.from(bloom).toString("hex")}`).toBe(block.logsBloom);
     expect(receipts.filter((r) => r.logs.length > 0)).toHaveLength(3);
   });

@@ -4,16 +4,16 @@ const ERROR_SELECTOR = "08c379a0";
 const PANIC_SELECTOR = "4e487b71";
 
 const PANIC_REASONS: Record<number, string> = {
-  0x00: "generic panic",
-  0x01: "assert(false)",
-  0x11: "arithmetic underflow or overflow",
-  0x12: "division or modulo by zero",
-  0x21: "enum overflow",
-  0x22: "invalid encoded storage byte array accessed",
-  0x31: "out-of-bounds array access; popping on an empty array",
-  0x32: "out-of-bounds access of an array or bytesN",
-  0x41: "out of memory",
-  0x51: "uninitialized function",
+  0: "generic panic",
+  1: "assert(false)",
+  17: "arithmetic underflow or overflow",
+  18: "division or modulo by zero",
+  33: "enum overflow",
+  34: "invalid encoded storage byte array accessed",
+  49: "out-of-bounds array access; popping on an empty array",
+  50: "out-of-bounds access of an array or bytesN",
+  65: "out of memory",
+  81: "uninitialized function",
 };
 
 /**
@@ -32,7 +32,9 @@ export function decodeRevertReason(data: Uint8Array): string | undefined {
     if (selector === PANIC_SELECTOR) {
       const [code] = decodeAbiParameters([{ type: "uint256" }], `0x${hex.slice(8)}`);
       const known = PANIC_REASONS[Number(code)];
-      return known ? `${known} (0x${code.toString(16).padStart(2, "0")})` : `unknown panic code: 0x${code.toString(16)}`;
+      return known
+        ? `${known} (0x${code.toString(16).padStart(2, "0")})`
+        : `unknown panic code: 0x${code.toString(16)}`;
     }
   } catch {
     return undefined;

@@ -97,7 +97,10 @@ export class BlockProducer {
       this.log.debug({ hash: tx.hash(), reason: error.message }, "transaction dropped by block producer");
     }
     await this.pool.onNewHead(built.rejected.map((r) => r.tx));
-    this.log.debug({ number: built.block.header.number, txs: built.block.transactions.length }, "block committed");
+    this.log.debug(
+      { number: built.block.header.number, txs: built.block.transactions.length },
+      "block committed",
+    );
     return built.block.transactions.length;
   }
 }

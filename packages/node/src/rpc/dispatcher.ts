@@ -33,7 +33,8 @@ export class RpcDispatcher {
   /** Answers a raw body. */
   async dispatch(text: string): Promise<DispatchResult> {
     const parsed: ParsedBody = parseBody(text, this.services.config.rpc.maxBatch);
-    if (parsed.kind === "invalid") return { body: encodeError("null", parsed.error), status: parsed.error.httpStatus };
+    if (parsed.kind === "invalid")
+      return { body: encodeError("null", parsed.error), status: parsed.error.httpStatus };
     if (parsed.kind === "single") {
       const answer = await this.answer(parsed.entry);
       return { body: answer, status: 200 };
@@ -47,9 +48,14 @@ export class RpcDispatcher {
     if (isRejected(entry)) return encodeError(entry.idJson, entry.error);
     let response: string;
     try {
-      response = encodeResult(entry.idJson, await this.registry.call(entry.method, entry.params, this.services));
+      response = encodeResult(
+        entry.idJson,
+        await this.registry.call(entry.method, entry.params, this.services),
+      );
     } catch (error) {
-      const rpcError = toRpcError(error, (e) => this.log.error({ err: e, method: entry.method }, "internal error"));
+      const rpcError = toRpcError(error, (e) =>
+        this.log.error({ err: e, method: entry.method }, "internal error"),
+      );
       response = encodeError(entry.idJson, rpcError);
     }
     return entry.notification ? undefined : response;

@@ -57,7 +57,8 @@ function decodeParams(definition: MethodDefinition, params: readonly unknown[]):
       continue;
     }
     const parsed = schemas[i]!.safeParse(value);
-    if (!parsed.success) throw new InvalidParamsError(`invalid argument ${i}: ${describeIssue(parsed.error)}`);
+    if (!parsed.success)
+      throw new InvalidParamsError(`invalid argument ${i}: ${describeIssue(parsed.error)}`);
     args.push(parsed.data);
   }
   return args;

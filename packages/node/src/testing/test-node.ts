@@ -1,5 +1,5 @@
-import { createNode, type StrataNode } from "../node.js";
 import { type NodeConfigOverrides, testConfig } from "../config/node-config.js";
+import { createNode, type StrataNode } from "../node.js";
 
 /** A node started for a test on port 0 with an in-memory store (unless a datadir is given). */
 export interface TestNode {

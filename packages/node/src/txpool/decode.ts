@@ -15,16 +15,19 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common, maxBytes: 
   if (raw.length > maxBytes) throw new InvalidTransactionError("oversized data");
   const first = raw[0]!;
   const typed = first <= 0x7f;
-  if (typed && !SUPPORTED_TYPES.has(first)) throw new InvalidTransactionError("transaction type not supported");
+  if (typed && !SUPPORTED_TYPES.has(first))
+    throw new InvalidTransactionError("transaction type not supported");
   let fields: unknown;
   try {
     fields = RLP.decode(typed ? raw.subarray(1) : raw);
   } catch (error) {
     throw new InvalidTransactionError(`rlp: ${(error as Error).message}`);
   }
-  if (!Array.isArray(fields)) throw new InvalidTransactionError("rlp: expected input list for types.Transaction");
+  if (!Array.isArray(fields))
+    throw new InvalidTransactionError("rlp: expected input list for types.Transaction");
   const chainId = typed ? bytesOf(fields[0]) : legacyChainId(bytesOf(fields[6]));
-  if (chainId !== undefined && chainId !== common.chainId()) throw new InvalidTransactionError("invalid chain id for signer");
+  if (chainId !== undefined && chainId !== common.chainId())
+    throw new InvalidTransactionError("invalid chain id for signer");
   let tx: TypedTransaction;
   try {
     tx = createTxFromRLP(raw, { common });

@@ -24,14 +24,21 @@ export function checkStatelessRules(tx: TypedTransaction, context: AdmissionCont
   }
   if (tx.gasLimit > context.blockGasLimit) throw new TxPoolError("exceeds block gas limit");
   const intrinsic = tx.getIntrinsicGas();
-  if (tx.gasLimit < intrinsic) throw new TxPoolError(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${intrinsic}`);
+  if (tx.gasLimit < intrinsic)
+    throw new TxPoolError(`intrinsic gas too low: gas ${tx.gasLimit}, minimum needed ${intrinsic}`);
   const floor = floorDataGas(tx.data);
   if (tx.gasLimit < floor) {
-    throw new TxPoolError(`insufficient gas for floor data gas cost: gas ${tx.gasLimit}, minimum needed ${floor}`);
+    throw new TxPoolError(
+      `insufficient gas for floor data gas cost: gas ${tx.gasLimit}, minimum needed ${floor}`,
+    );
   }
   if (tx.supports(Capability.EIP1559FeeMarket)) {
-    const { maxFeePerGas, maxPriorityFeePerGas } = tx as { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
-    if (maxPriorityFeePerGas > maxFeePerGas) throw new TxPoolError("max priority fee per gas higher than max fee per gas");
+    const { maxFeePerGas, maxPriorityFeePerGas } = tx as {
+      maxFeePerGas: bigint;
+      maxPriorityFeePerGas: bigint;
+    };
+    if (maxPriorityFeePerGas > maxFeePerGas)
+      throw new TxPoolError("max priority fee per gas higher than max fee per gas");
   }
   if (feePerGas < context.baseFee) {
     throw new TxPoolError(

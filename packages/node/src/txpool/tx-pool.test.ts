@@ -38,12 +38,22 @@ describe("transaction pool", () => {
   it("replaces a pending transaction only with a 10% fee bump", async () => {
     const first = await send(await sign({ nonce: 0 }));
     expect(first.result).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(await send(await sign({ nonce: 0 }))).toEqual({ jsonrpc: "2.0", id: 1, error: { code: -32000, message: "already known" } });
-    const small = await send(await sign({ nonce: 0, maxFeePerGas: parseGwei("10.5"), maxPriorityFeePerGas: parseGwei("1.05") }));
+    expect(await send(await sign({ nonce: 0 }))).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32000, message: "already known" },
+    });
+    const small = await send(
+      await sign({ nonce: 0, maxFeePerGas: parseGwei("10.5"), maxPriorityFeePerGas: parseGwei("1.05") }),
+    );
     expect(small.error).toEqual({ code: -32000, message: "replacement transaction underpriced" });
-    const tipOnly = await send(await sign({ nonce: 0, maxFeePerGas: parseGwei("20"), maxPriorityFeePerGas: parseGwei("1") }));
+    const tipOnly = await send(
+      await sign({ nonce: 0, maxFeePerGas: parseGwei("20"), maxPriorityFeePerGas: parseGwei("1") }),
+    );
     expect(tipOnly.error?.message).toBe("replacement transaction underpriced");
-    const bumped = await send(await sign({ nonce: 0, maxFeePerGas: parseGwei("11"), maxPriorityFeePerGas: parseGwei("1.1") }));
+    const bumped = await send(
+      await sign({ nonce: 0, maxFeePerGas: parseGwei("11"), maxPriorityFeePerGas: parseGwei("1.1") }),
+    );
     expect(bumped.result).toMatch(/^0x/);
     expect(await minedTx(first.result)).toBeNull();
     expect((await minedTx(bumped.result))?.blockNumber).toBeNull();
@@ -71,17 +81,44 @@ describe("transaction pool", () => {
     const cheap = await send(await sign({ nonce: 0, maxPriorityFeePerGas: parseGwei("1") }, devAccount(3)));
     const rich = await send(await sign({ nonce: 0, maxPriorityFeePerGas: parseGwei("5") }, devAccount(4)));
     await rpc(t.url, "evm_mine");
-    const block = (await rpc(t.url, "eth_getBlockByNumber", ["latest", false])).result as { transactions: string[] };
+    const block = (await rpc(t.url, "eth_getBlockByNumber", ["latest", false])).result as {
+      transactions: string[];
+    };
     expect(block.transactions).toEqual([rich.result, cheap.result]);
   });
 
   it.each([
     ["nonce too low", { nonce: 0 }, -32000, /^nonce too low: next nonce 3, tx nonce 0$/],
-    ["insufficient funds", { nonce: 3, value: parseEther("20000") }, -32000, /^insufficient funds for gas \* price \+ value: balance \d+, tx cost \d+, overshot \d+$/],
-    ["intrinsic gas too low", { nonce: 3, gas: 20_000n }, -32000, /^intrinsic gas too low: gas 20000, minimum needed 21000$/],
-    ["exceeds block gas limit", { nonce: 3, gas: 30_000_001n, maxFeePerGas: 1_000_000_000n }, -32000, /^exceeds block gas limit$/],
-    ["fee below base fee", { nonce: 3, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }, -32000, /^max fee per gas less than block base fee/],
-    ["fee cap", { nonce: 3, gas: 1_000_000n, maxFeePerGas: parseGwei("2000") }, -32003, /^tx fee \(2\.00 ether\) exceeds the configured cap \(1\.00 ether\)$/],
+    [
+      "insufficient funds",
+      { nonce: 3, value: parseEther("20000") },
+      -32000,
+      /^insufficient funds for gas \* price \+ value: balance \d+, tx cost \d+, overshot \d+$/,
+    ],
+    [
+      "intrinsic gas too low",
+      { nonce: 3, gas: 20_000n },
+      -32000,
+      /^intrinsic gas too low: gas 20000, minimum needed 21000$/,
+    ],
+    [
+      "exceeds block gas limit",
+      { nonce: 3, gas: 30_000_001n, maxFeePerGas: 1_000_000_000n },
+      -32000,
+      /^exceeds block gas limit$/,
+    ],
+    [
+      "fee below base fee",
+      { nonce: 3, maxFeePerGas: 1n, maxPriorityFeePerGas: 1n },
+      -32000,
+      /^max fee per gas less than block base fee/,
+    ],
+    [
+      "fee cap",
+      { nonce: 3, gas: 1_000_000n, maxFeePerGas: parseGwei("2000") },
+      -32003,
+      /^tx fee \(2\.00 ether\) exceeds the configured cap \(1\.00 ether\)$/,
+    ],
     ["wrong chain", { nonce: 3, chainId: 1 }, -32003, /^invalid chain id for signer$/],
   ])("refuses %s", async (_, fields, code, message) => {
     const response = await send(await sign(fields as Partial<TransactionSerializable> & { nonce: number }));
@@ -107,7 +144,12 @@ describe("transaction pool", () => {
   });
 
   it("refuses oversized transactions with -32003", async () => {
-    const raw = await sign({ nonce: 3, data: `0x${"11".repeat(130 * 1024)}`, gas: 29_000_000n, maxFeePerGas: parseGwei("1") });
+    const raw = await sign({
+      nonce: 3,
+      data: `0x${"11".repeat(130 * 1024)}`,
+      gas: 29_000_000n,
+      maxFeePerGas: parseGwei("1"),
+    });
     const response = await send(raw);
     expect(response.error).toEqual({ code: -32003, message: "oversized data" });
   });

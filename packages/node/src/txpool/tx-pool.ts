@@ -65,7 +65,8 @@ export class TxPool {
     const account = await this.chain.headState().getAccount(senderAddress);
     const stateNonce = account?.nonce ?? 0n;
     const balance = account?.balance ?? 0n;
-    if (tx.nonce < stateNonce) throw new TxPoolError(`nonce too low: next nonce ${stateNonce}, tx nonce ${tx.nonce}`);
+    if (tx.nonce < stateNonce)
+      throw new TxPoolError(`nonce too low: next nonce ${stateNonce}, tx nonce ${tx.nonce}`);
     const cost = tx.gasLimit * maxFee(tx) + tx.value;
     if (balance < cost) {
       throw new TxPoolError(
@@ -78,7 +79,8 @@ export class TxPool {
     if (existing) {
       this.checkReplacement(existing.tx, tx);
     } else {
-      if ((entry?.byNonce.size ?? 0) >= this.config.txpool.maxPerSender) throw new TxPoolError("account limit exceeded");
+      if ((entry?.byNonce.size ?? 0) >= this.config.txpool.maxPerSender)
+        throw new TxPoolError("account limit exceeded");
       if (this.byHash.size >= this.config.txpool.maxTotal) throw new TxPoolError("txpool is full");
     }
     if (!entry) {

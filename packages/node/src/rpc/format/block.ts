@@ -27,19 +27,26 @@ export function formatHeader(header: BlockHeader): RpcHeader {
   if (header.withdrawalsRoot !== undefined) out.withdrawalsRoot = toData(header.withdrawalsRoot);
   if (header.blobGasUsed !== undefined) out.blobGasUsed = toQuantity(header.blobGasUsed);
   if (header.excessBlobGas !== undefined) out.excessBlobGas = toQuantity(header.excessBlobGas);
-  if (header.parentBeaconBlockRoot !== undefined) out.parentBeaconBlockRoot = toData(header.parentBeaconBlockRoot);
+  if (header.parentBeaconBlockRoot !== undefined)
+    out.parentBeaconBlockRoot = toData(header.parentBeaconBlockRoot);
   if (header.requestsHash !== undefined) out.requestsHash = toData(header.requestsHash);
   return out;
 }
 
 /** Formats a block; `receipts` supply each transaction's sender when `fullTransactions` is true. */
-export function formatBlock(block: Block, fullTransactions: boolean, receipts: readonly StoredReceipt[]): RpcBlock {
+export function formatBlock(
+  block: Block,
+  fullTransactions: boolean,
+  receipts: readonly StoredReceipt[],
+): RpcBlock {
   return {
     ...formatHeader(block.header),
     size: toQuantity(block.serialize().length),
     uncles: [],
     transactions: fullTransactions
-      ? block.transactions.map((tx, index) => formatTransaction(tx, receipts[index]!.sender, { block, index }))
+      ? block.transactions.map((tx, index) =>
+          formatTransaction(tx, receipts[index]!.sender, { block, index }),
+        )
       : block.transactions.map((tx) => toData(tx.hash())),
     ...(block.withdrawals
       ? {

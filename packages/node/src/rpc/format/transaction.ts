@@ -9,7 +9,11 @@ export interface TxContext {
 }
 
 /** Formats a transaction as execution-apis `TransactionInfo` (geth field set per type). */
-export function formatTransaction(tx: TypedTransaction, sender: Uint8Array, context?: TxContext): RpcTransaction {
+export function formatTransaction(
+  tx: TypedTransaction,
+  sender: Uint8Array,
+  context?: TxContext,
+): RpcTransaction {
   const header = context?.block.header;
   const json = tx.toJSON();
   const out: RpcTransaction = {
@@ -41,7 +45,8 @@ export function formatTransaction(tx: TypedTransaction, sender: Uint8Array, cont
       storageKeys: e.storageKeys as Hex[],
     }));
   }
-  if (tx.type !== 0 || tx.supports(Capability.EIP155ReplayProtection)) out.chainId = toQuantity(tx.common.chainId());
+  if (tx.type !== 0 || tx.supports(Capability.EIP155ReplayProtection))
+    out.chainId = toQuantity(tx.common.chainId());
   if (tx.type !== 0) out.yParity = toQuantity(tx.v ?? 0n);
   if (tx.type === 4) {
     out.authorizationList = (json.authorizationList ?? []).map((a) => ({

@@ -1,5 +1,5 @@
-import { Bytes, toData } from "@strata/protocol";
 import { keccak_256 } from "@noble/hashes/sha3.js";
+import { Bytes, toData } from "@strata/protocol";
 import { defineMethod } from "../registry.js";
 
 /** The `net_` namespace: a standalone node has no peers. */

@@ -18,14 +18,20 @@ describe("HTTP transport", () => {
   it("answers invalid JSON with 200 and -32700", async () => {
     const response = await rawRpc(t.url, "{oops");
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+    expect(response.body).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: "Parse error" },
+    });
   });
 
   it("answers a bad envelope with -32600 and an unknown method with -32601", async () => {
     const bad = await rawRpc(t.url, '{"jsonrpc":"1.0","id":3,"method":"eth_chainId"}');
     expect(bad.body).toMatchObject({ id: 3, error: { code: -32600 } });
     const unknown = await rawRpc(t.url, call("eth_nope", []));
-    expect(unknown.body).toMatchObject({ error: { code: -32601, message: "the method eth_nope does not exist/is not available" } });
+    expect(unknown.body).toMatchObject({
+      error: { code: -32601, message: "the method eth_nope does not exist/is not available" },
+    });
   });
 
   it("refuses bodies over the limit with 413", async () => {
@@ -38,7 +44,9 @@ describe("HTTP transport", () => {
     expect((await rawRpc(t.url, call("eth_chainId", []), { "content-type": "text/plain" })).status).toBe(415);
     expect((await rawRpc(t.url, "", {}, "GET")).status).toBe(405);
     expect((await rawRpc(`${t.url}/nope`, call("eth_chainId", []))).status).toBe(404);
-    const charset = await rawRpc(t.url, call("eth_chainId", []), { "content-type": "application/json; charset=utf-8" });
+    const charset = await rawRpc(t.url, call("eth_chainId", []), {
+      "content-type": "application/json; charset=utf-8",
+    });
     expect(charset.body).toMatchObject({ result: "0x539" });
   });
 
@@ -54,20 +62,31 @@ describe("HTTP transport", () => {
     expect(response.body).toEqual([
       { jsonrpc: "2.0", id: 1, result: "0x539" },
       { jsonrpc: "2.0", id: "b", result: "1337" },
-      { jsonrpc: "2.0", id: 3, error: { code: -32601, message: "the method eth_nope does not exist/is not available" } },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        error: { code: -32601, message: "the method eth_nope does not exist/is not available" },
+      },
     ]);
   });
 
   it("answers a batch of only notifications with 204, an empty or oversize batch with -32600", async () => {
     const notes = await rawRpc(t.url, '[{"jsonrpc":"2.0","method":"eth_chainId"}]');
     expect(notes.status).toBe(204);
-    expect((await rawRpc(t.url, "[]")).body).toMatchObject({ error: { code: -32600, message: "empty batch" } });
+    expect((await rawRpc(t.url, "[]")).body).toMatchObject({
+      error: { code: -32600, message: "empty batch" },
+    });
     const big = `[${Array.from({ length: 21 }, (_, i) => call("eth_chainId", [], i)).join(",")}]`;
-    expect((await rawRpc(t.url, big)).body).toMatchObject({ error: { code: -32600, message: "batch too large" } });
+    expect((await rawRpc(t.url, big)).body).toMatchObject({
+      error: { code: -32600, message: "batch too large" },
+    });
   });
 
   it("echoes huge numeric ids exactly", async () => {
-    const response = await rawRpc(t.url, '{"jsonrpc":"2.0","id":184467440737095516150,"method":"eth_chainId"}');
+    const response = await rawRpc(
+      t.url,
+      '{"jsonrpc":"2.0","id":184467440737095516150,"method":"eth_chainId"}',
+    );
     expect(response.text).toBe('{"jsonrpc":"2.0","id":184467440737095516150,"result":"0x539"}');
   });
 
@@ -87,7 +106,10 @@ describe("HTTP transport", () => {
   });
 
   it("answers a state query at a future block with header not found", async () => {
-    expect((await rpc(t.url, "eth_getBalance", [ADDRESS, "0x1000"])).error).toEqual({ code: -32000, message: "header not found" });
+    expect((await rpc(t.url, "eth_getBalance", [ADDRESS, "0x1000"])).error).toEqual({
+      code: -32000,
+      message: "header not found",
+    });
   });
 
   it("returns null for absent blocks and transactions", async () => {
@@ -97,7 +119,10 @@ describe("HTTP transport", () => {
   });
 
   it("refuses by-name params with -32602", async () => {
-    const response = await rawRpc(t.url, '{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":{"address":"0x0"}}');
+    const response = await rawRpc(
+      t.url,
+      '{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":{"address":"0x0"}}',
+    );
     expect(response.body).toMatchObject({ error: { code: -32602 } });
   });
 

@@ -18,8 +18,9 @@ export class HttpRpcServer {
     private readonly dispatcher: RpcDispatcher,
     private readonly options: HttpOptions,
   ) {
-    this.server = createServer({ keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) =>
-      this.handle(req, res),
+    this.server = createServer(
+      { keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 },
+      (req, res) => this.handle(req, res),
     );
   }
 
@@ -54,17 +55,25 @@ export class HttpRpcServer {
       return;
     }
     const path = (req.url ?? "/").split("?")[0];
-    if (path !== "/") return this.plain(res, 404, "not found");
+    if (path !== "/") {
+      this.plain(res, 404, "not found");
+      return;
+    }
     if (req.method !== "POST") {
       res.setHeader("Allow", "POST, OPTIONS");
-      return this.plain(res, 405, "method not allowed");
+      this.plain(res, 405, "method not allowed");
+      return;
     }
     const type = req.headers["content-type"] ?? "";
     if (!/^application\/json\s*(;|$)/i.test(type)) {
-      return this.plain(res, 415, "invalid content type, only application/json is supported");
+      this.plain(res, 415, "invalid content type, only application/json is supported");
+      return;
     }
     const declared = Number(req.headers["content-length"] ?? 0);
-    if (declared > this.options.maxBodyBytes) return this.refuse(req, res, tooLarge(this.options.maxBodyBytes));
+    if (declared > this.options.maxBodyBytes) {
+      this.refuse(req, res, tooLarge(this.options.maxBodyBytes));
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;

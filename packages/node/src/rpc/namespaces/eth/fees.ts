@@ -1,7 +1,6 @@
 import type { Block } from "@ethereumjs/block";
-import { BlockNumberOrTag, Quantity, toQuantity } from "@strata/protocol";
+import { BlockNumberOrTag, InvalidParamsError, Quantity, toQuantity } from "@strata/protocol";
 import { z } from "zod";
-import { InvalidParamsError } from "@strata/protocol";
 import { effectiveGasPrice } from "../../format/transaction.js";
 import { defineMethod } from "../../registry.js";
 import { findBlock, type RpcServices } from "../../services.js";
@@ -50,7 +49,8 @@ export const feeMethods = {
   eth_blobBaseFee: defineMethod({
     params: [],
     required: 0,
-    handler: (_, services) => toQuantity(services.chain.head.header.calcNextBlobGasPrice(services.chain.common)),
+    handler: (_, services) =>
+      toQuantity(services.chain.head.header.calcNextBlobGasPrice(services.chain.common)),
   }),
   eth_feeHistory: defineMethod({
     params: [Quantity, BlockNumberOrTag, Percentiles],

@@ -1,5 +1,5 @@
 import { type Hex, InvalidParamsError, LimitExceededError, LogFilter, toQuantity } from "@strata/protocol";
-import { type LogCriteria, queryLogs, TooManyLogsError, collectBlockLogs } from "../../../chain/log-query.js";
+import { collectBlockLogs, type LogCriteria, queryLogs, TooManyLogsError } from "../../../chain/log-query.js";
 import { defineMethod } from "../../registry.js";
 import { findBlock, type RpcServices } from "../../services.js";
 
@@ -7,8 +7,10 @@ const MAX_ALTERNATIVES = 1000;
 
 /** Normalises the address/topic part of a filter, enforcing the criteria limits. */
 export function toCriteria(filter: LogFilter): LogCriteria {
-  const addresses = filter.address == null ? [] : Array.isArray(filter.address) ? filter.address : [filter.address];
-  if (addresses.length > MAX_ALTERNATIVES) throw new InvalidParamsError(`too many addresses, at most ${MAX_ALTERNATIVES}`);
+  const addresses =
+    filter.address == null ? [] : Array.isArray(filter.address) ? filter.address : [filter.address];
+  if (addresses.length > MAX_ALTERNATIVES)
+    throw new InvalidParamsError(`too many addresses, at most ${MAX_ALTERNATIVES}`);
   // A null position, or a null among a position's alternatives, matches any topic (as geth).
   const topics = (filter.topics ?? []).map((t): Hex[] | null =>
     t === null ? null : Array.isArray(t) ? (t.includes(null) ? null : (t as Hex[])) : [t],
@@ -40,7 +42,9 @@ export const logMethods = {
       const store = services.chain.store;
       if (filter.blockHash) {
         if (filter.fromBlock || filter.toBlock) {
-          throw new InvalidParamsError("invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other");
+          throw new InvalidParamsError(
+            "invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other",
+          );
         }
         const block = store.blockByHash(Buffer.from(filter.blockHash.slice(2), "hex"));
         if (!block) throw new InvalidParamsError("invalid argument 0: unknown block");

@@ -64,7 +64,13 @@ export const transactionMethods = {
       const nonce = request.nonce ?? services.pool.pendingNonce(from, account?.nonce ?? 0n);
       const gasLimit = request.gas ?? (await services.calls.estimateGas({ ...request, nonce }, head));
       const input = request.input ?? request.data ?? "0x";
-      const base = { nonce, gasLimit, value: request.value ?? 0n, data: input, ...(request.to ? { to: request.to } : {}) };
+      const base = {
+        nonce,
+        gasLimit,
+        value: request.value ?? 0n,
+        data: input,
+        ...(request.to ? { to: request.to } : {}),
+      };
       const baseFee = head.header.calcNextBaseFee();
       let data: TypedTxData;
       if (request.gasPrice !== undefined) {

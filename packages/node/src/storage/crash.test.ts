@@ -1,0 +1,128 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseGwei } from "viem";
+import { afterAll, describe, expect, it } from "vitest";
+import { devAccount, rpc } from "../e2e/clients.js";
+
+const BIN = fileURLToPath(new URL("../../../cli/bin/strata.js", import.meta.url));
+const datadir = mkdtempSync(join(tmpdir(), "strata-crash-"));
+const children: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  rmSync(datadir, { recursive: true, force: true });
+});
+
+async function startChild(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [BIN, "node", "--datadir", datadir, "--rpc.port", "0", "--log-level", "warn"],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  children.push(child);
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`node did not start: ${out}`)), 30_000);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /ready (http:\/\/\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`node exited with ${code}: ${out}`)));
+  });
+  return { child, url };
+}
+
+const SENDERS = [1, 2, 3, 4, 5].map((i) => devAccount(i));
+
+/** Sends transfers from every sender until stopped; collects the hashes that have a receipt. */
+async function loadUntilKilled(
+  url: string,
+  child: ChildProcess,
+  killAfterMs: number,
+): Promise<Map<string, string>> {
+  const acknowledged = new Map<string, string>();
+  let alive = true;
+  child.once("exit", () => {
+    alive = false;
+  });
+  setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+  await Promise.all(
+    SENDERS.map(async (account) => {
+      let nonce = Number((await rpc(url, "eth_getTransactionCount", [account.address, "pending"])).result);
+      while (alive) {
+        try {
+          const raw = await account.signTransaction({
+            chainId: 1337,
+            type: "eip1559",
+            nonce,
+            to: devAccount(9).address,
+            value: 1n,
+            gas: 21_000n,
+            maxFeePerGas: parseGwei("50"),
+            maxPriorityFeePerGas: parseGwei("1"),
+          });
+          const sent = await rpc(url, "eth_sendRawTransaction", [raw]);
+          if (!sent.result) continue;
+          nonce++;
+          for (let i = 0; i < 50 && alive; i++) {
+            const receipt = (await rpc(url, "eth_getTransactionReceipt", [sent.result])).result as {
+              blockHash: string;
+            } | null;
+            if (receipt) {
+              acknowledged.set(sent.result as string, receipt.blockHash);
+              break;
+            }
+          }
+        } catch {
+          return;
+        }
+      }
+    }),
+  );
+  return acknowledged;
+}
+
+describe("crash safety", () => {
+  it("keeps every acknowledged transaction through repeated SIGKILL mid-load", async () => {
+    const all = new Map<string, string>();
+    for (const killAfter of [700, 1300, 2100]) {
+      const { child, url } = await startChild();
+      const acknowledged = await loadUntilKilled(url, child, killAfter);
+      expect(acknowledged.size).toBeGreaterThan(0);
+      for (const [hash, blockHash] of acknowledged) all.set(hash, blockHash);
+
+      const restarted = await startChild();
+      for (const [hash, blockHash] of all) {
+        const receipt = (await rpc(restarted.url, "eth_getTransactionReceipt", [hash])).result as {
+          blockHash: string;
+        } | null;
+        expect(receipt?.blockHash, `receipt of ${hash}`).toBe(blockHash);
+      }
+      const head = (await rpc(restarted.url, "eth_getBlockByNumber", ["latest", false])).result as {
+        number: string;
+        parentHash: string;
+      };
+      let child_ = head;
+      for (let n = Number(head.number) - 1; n >= Math.max(0, Number(head.number) - 20); n--) {
+        const parent = (await rpc(restarted.url, "eth_getBlockByNumber", [`0x${n.toString(16)}`, false]))
+          .result as { hash: string; number: string; parentHash: string };
+        expect(parent.hash).toBe(child_.parentHash);
+        child_ = parent;
+      }
+      const balance = await rpc(restarted.url, "eth_getBalance", [devAccount(9).address, "latest"]);
+      expect(BigInt(balance.result as string)).toBeGreaterThan(0n);
+      restarted.child.kill("SIGTERM");
+      await new Promise((resolve) => restarted.child.once("exit", resolve));
+      expect(restarted.child.exitCode).toBe(0);
+    }
+  }, 120_000);
+});
