@@ -52,7 +52,7 @@ export class BlockExecutor {
   ): Promise<BuiltBlock> {
     const vm = await createVM({
       common: this.common,
-      stateManager: this.states.at(parent.header.stateRoot),
+      stateManager: this.states.at(parent.header.stateRoot, true),
       blockchain: this.chainView,
     });
     const number = parent.header.number + 1n;

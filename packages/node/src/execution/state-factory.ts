@@ -1,6 +1,6 @@
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { MerkleStateManager } from "@ethereumjs/statemanager";
+import { Caches, CacheType, MerkleStateManager } from "@ethereumjs/statemanager";
 import { ValueEncoding } from "@ethereumjs/util";
 import type { TrieDatabase } from "../storage/trie-db.js";
 
@@ -11,8 +11,12 @@ export class StateFactory {
     private readonly common: Common,
   ) {}
 
-  /** A state manager positioned at `stateRoot`; it writes new trie nodes to the shared trie database. */
-  at(stateRoot: Uint8Array): MerkleStateManager {
+  /**
+   * A state manager positioned at `stateRoot`; it writes new trie nodes to the shared trie database.
+   * `cached` adds account, code and storage caches: for state that is read many times (the head) or
+   * touched repeatedly (a block being built).
+   */
+  at(stateRoot: Uint8Array, cached = false): MerkleStateManager {
     const trie = new MerklePatriciaTrie({
       db: this.db,
       root: stateRoot,
@@ -21,7 +25,11 @@ export class StateFactory {
       cacheSize: 50_000,
       common: this.common,
     });
-    return new MerkleStateManager({ trie, common: this.common });
+    return new MerkleStateManager({
+      trie,
+      common: this.common,
+      ...(cached ? { caches: new Caches({ account: { type: CacheType.LRU }, storage: { type: CacheType.LRU } }) } : {}),
+    });
   }
 
   /** A state manager over an empty state. */
