@@ -79,6 +79,10 @@ async function loadUntilKilled(
             } | null;
             if (receipt) {
               acknowledged.set(sent.result as string, receipt.blockHash);
+              if (!killScheduled) {
+                killScheduled = true;
+                setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+              }
               break;
             }
           }
@@ -94,7 +98,7 @@ async function loadUntilKilled(
 describe("crash safety", () => {
   it("keeps every acknowledged transaction through repeated SIGKILL mid-load", async () => {
     const all = new Map<string, string>();
-    for (const killAfter of [700, 1300, 2100]) {
+    for (const killAfter of [150, 600, 1300]) {
       const { child, url } = await startChild();
       const acknowledged = await loadUntilKilled(url, child, killAfter);
       expect(acknowledged.size).toBeGreaterThan(0);
