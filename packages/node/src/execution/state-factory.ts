@@ -28,7 +28,9 @@ export class StateFactory {
     return new MerkleStateManager({
       trie,
       common: this.common,
-      ...(cached ? { caches: new Caches({ account: { type: CacheType.LRU }, storage: { type: CacheType.LRU } }) } : {}),
+      ...(cached
+        ? { caches: new Caches({ account: { type: CacheType.LRU }, storage: { type: CacheType.LRU } }) }
+        : {}),
     });
   }
 

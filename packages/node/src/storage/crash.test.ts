@@ -10,6 +10,7 @@ import { devAccount, rpc } from "../e2e/clients.js";
 const BIN = fileURLToPath(new URL("../../../cli/bin/strata.js", import.meta.url));
 const datadir = mkdtempSync(join(tmpdir(), "strata-crash-"));
 const children: ChildProcess[] = [];
+let stderr = "";
 
 afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
@@ -25,6 +26,9 @@ async function startChild(): Promise<{ child: ChildProcess; url: string }> {
     },
   );
   children.push(child);
+  child.stderr!.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`node did not start: ${out}`)), 30_000);
@@ -43,7 +47,10 @@ async function startChild(): Promise<{ child: ChildProcess; url: string }> {
 
 const SENDERS = [1, 2, 3, 4, 5].map((i) => devAccount(i));
 
-/** Sends transfers from every sender until stopped; collects the hashes that have a receipt. */
+/**
+ * Sends transfers from every sender and kills the node `killAfterMs` after the first receipt, while
+ * the load goes on; collects the hashes that had a receipt before the kill.
+ */
 async function loadUntilKilled(
   url: string,
   child: ChildProcess,
@@ -51,10 +58,16 @@ async function loadUntilKilled(
 ): Promise<Map<string, string>> {
   const acknowledged = new Map<string, string>();
   let alive = true;
+  let killScheduled = false;
   child.once("exit", () => {
     alive = false;
   });
-  setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+  const acknowledge = (hash: string, blockHash: string) => {
+    acknowledged.set(hash, blockHash);
+    if (killScheduled) return;
+    killScheduled = true;
+    setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+  };
   await Promise.all(
     SENDERS.map(async (account) => {
       let nonce = Number((await rpc(url, "eth_getTransactionCount", [account.address, "pending"])).result);
@@ -78,15 +91,15 @@ async function loadUntilKilled(
               blockHash: string;
             } | null;
             if (receipt) {
-              acknowledged.set(sent.result as string, receipt.blockHash);
-              if (!killScheduled) {
-                killScheduled = true;
-                setTimeout(() => child.kill("SIGKILL"), killAfterMs);
-              }
+              acknowledge(sent.result as string, receipt.blockHash);
               break;
             }
           }
-        } catch {
+        } catch (error) {
+          // A request cut by the kill fails; any other failure is a finding.
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          if (alive)
+            throw new Error(`load failed while the node was alive: ${(error as Error).cause ?? error}`);
           return;
         }
       }
@@ -101,7 +114,10 @@ describe("crash safety", () => {
     for (const killAfter of [150, 600, 1300]) {
       const { child, url } = await startChild();
       const acknowledged = await loadUntilKilled(url, child, killAfter);
-      expect(acknowledged.size).toBeGreaterThan(0);
+      expect(
+        acknowledged.size,
+        `kill after ${killAfter}: node exit ${child.exitCode} ${child.signalCode}: ${stderr.slice(-3000)}`,
+      ).toBeGreaterThan(0);
       for (const [hash, blockHash] of acknowledged) all.set(hash, blockHash);
 
       const restarted = await startChild();

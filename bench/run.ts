@@ -1,0 +1,285 @@
+/**
+ * Side-by-side benchmark of Strata and anvil: `npm run bench -- [flags]`.
+ * See bench/README.md for the scenarios and flags.
+ */
+import { existsSync } from "node:fs";
+import { relative } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  commandLine,
+  computeRatios,
+  cpuBusyPercent,
+  machineInfo,
+  markdownTable,
+  type ResultRecord,
+  writeJson,
+} from "./report.js";
+import { SCENARIOS, type Scenario } from "./scenarios/index.js";
+import type { BenchSettings, Measurement } from "./scenarios/types.js";
+import {
+  killAllNodes,
+  type MiningMode,
+  miningLabel,
+  type NodeHandle,
+  REPO_ROOT,
+  STRATA_CLI,
+  startNode,
+  TARGETS,
+  type TargetName,
+} from "./targets.js";
+
+const USAGE = `Usage: node --import tsx bench/run.ts [options]   (or: npm run bench -- [options])
+
+  --target anvil|strata|both   which nodes to benchmark (default: both)
+  --duration SECONDS           measured seconds per load scenario (default: 10)
+  --warmup SECONDS             unmeasured warm-up before each load run (default: 2)
+  --connections N              concurrent HTTP connections (default: 64)
+  --only NAME[,NAME...]        run only these scenarios (${SCENARIOS.map((s) => s.name).join(", ")})
+  --ingest-timeout SECONDS     give up waiting for ingest inclusion after this long (default: 120)
+  -h, --help                   show this help`;
+
+interface Options {
+  targets: TargetName[];
+  scenarios: Scenario[];
+  settings: BenchSettings;
+}
+
+function positiveNumber(name: string, raw: string | undefined, fallback: number, integer = false): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new Error(`--${name} must be a positive ${integer ? "integer" : "number"}, got "${raw}"`);
+  }
+  return value;
+}
+
+function parseOptions(argv: string[]): Options | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      target: { type: "string" },
+      duration: { type: "string" },
+      warmup: { type: "string" },
+      connections: { type: "string" },
+      only: { type: "string" },
+      "ingest-timeout": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return undefined;
+  }
+  const target = values.target ?? "both";
+  if (target !== "both" && !TARGETS.includes(target as TargetName)) {
+    throw new Error(`--target must be anvil, strata or both, got "${target}"`);
+  }
+  const targets = target === "both" ? [...TARGETS] : [target as TargetName];
+
+  let scenarios = [...SCENARIOS];
+  if (values.only !== undefined) {
+    const wanted = values.only.split(",").map((s) => s.trim());
+    const unknown = wanted.filter((w) => !SCENARIOS.some((s) => s.name === w));
+    if (unknown.length > 0) {
+      throw new Error(
+        `unknown scenario(s) ${unknown.join(", ")}; have ${SCENARIOS.map((s) => s.name).join(", ")}`,
+      );
+    }
+    scenarios = SCENARIOS.filter((s) => wanted.includes(s.name));
+  }
+  const warmup = values.warmup === "0" ? 0 : positiveNumber("warmup", values.warmup, 2);
+  return {
+    targets,
+    scenarios,
+    settings: {
+      durationSeconds: positiveNumber("duration", values.duration, 10),
+      warmupSeconds: warmup,
+      connections: positiveNumber("connections", values.connections, 64, true),
+      ingestTimeoutSeconds: positiveNumber("ingest-timeout", values["ingest-timeout"], 120),
+    },
+  };
+}
+
+function summarize(m: Measurement): string {
+  const p = (v: number | null) => (v === null ? "–" : `${v.toFixed(2)} ms`);
+  const rate = m.throughput.toLocaleString("en-US", { maximumFractionDigits: m.throughput < 100 ? 1 : 0 });
+  return `${rate} ${m.unit}, p50 ${p(m.p50Ms)}, p99 ${p(m.p99Ms)}, errors ${m.errors}`;
+}
+
+/** Plan: per target, shared-node scenarios grouped by mining mode, then each fresh-node scenario. */
+function plan(
+  target: TargetName,
+  scenarios: readonly Scenario[],
+): { mode: MiningMode; scenarios: Scenario[] }[] {
+  const groups: { mode: MiningMode; scenarios: Scenario[] }[] = [];
+  for (const s of scenarios.filter((x) => x.node === "shared")) {
+    for (const mode of s.modes(target)) {
+      let group = groups.find((g) => g.mode === mode);
+      if (!group) {
+        group = { mode, scenarios: [] };
+        groups.push(group);
+      }
+      group.scenarios.push(s);
+    }
+  }
+  for (const s of scenarios.filter((x) => x.node === "fresh")) {
+    for (const mode of s.modes(target)) groups.push({ mode, scenarios: [s] });
+  }
+  return groups;
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  if (!options) return 0;
+  const { targets, scenarios, settings } = options;
+  const startedAt = new Date();
+  const machine = machineInfo();
+  const command = commandLine();
+
+  console.log(`# Strata vs anvil benchmark`);
+  console.log(`command: ${command}`);
+  console.log(
+    `machine: nproc ${machine.nproc}, ${machine.cpu}, ${machine.memoryGiB} GiB, ${machine.os}; ` +
+      `node ${machine.node}; ${machine.anvil ?? "anvil: unavailable"}${machine.commit ? `; commit ${machine.commit}` : ""}`,
+  );
+  console.log(
+    `settings: targets ${targets.join(", ")}; scenarios ${scenarios.map((s) => s.name).join(", ")}; ` +
+      `${settings.durationSeconds}s measured + ${settings.warmupSeconds}s warm-up per load run, ` +
+      `${settings.connections} connections, pipelining 1`,
+  );
+  console.log("note: the load generator shares the machine (and its cores) with the node under test.");
+  const busyAtStart = await cpuBusyPercent();
+  if (busyAtStart > 20) {
+    console.log(`!! the machine was ${busyAtStart}% busy before the run started; results will be noisy`);
+  }
+  const strataMissing = targets.includes("strata") && !existsSync(STRATA_CLI);
+  if (strataMissing) {
+    console.log(
+      `!! Strata CLI not found at ${relative(REPO_ROOT, STRATA_CLI)}; Strata is skipped, anvil still runs`,
+    );
+  }
+  console.log("");
+
+  const records: ResultRecord[] = [];
+  const nodeCommands: Record<string, string> = {};
+  const cache = new Map<string, unknown>();
+
+  for (const target of targets) {
+    if (target === "strata" && strataMissing) {
+      for (const group of plan(target, scenarios)) {
+        for (const s of group.scenarios) {
+          records.push({
+            scenario: s.name,
+            target,
+            mode: group.mode,
+            mining: miningLabel(target, group.mode),
+            status: "skipped",
+            error: "Strata CLI not built",
+          });
+        }
+      }
+      continue;
+    }
+
+    for (const group of plan(target, scenarios)) {
+      const mining = miningLabel(target, group.mode);
+      console.log(`== ${target} (${mining}): ${group.scenarios.map((s) => s.name).join(", ")}`);
+      let node: NodeHandle;
+      try {
+        node = await startNode(target, group.mode);
+      } catch (err) {
+        const message = (err as Error).message;
+        console.log(`!! ${message}\n`);
+        for (const s of group.scenarios) {
+          records.push({
+            scenario: s.name,
+            target,
+            mode: group.mode,
+            mining,
+            status: "failed",
+            error: message,
+          });
+        }
+        continue;
+      }
+      nodeCommands[`${target}/${group.mode}`] = node.command;
+      console.log(`   started pid ${node.pid}: ${node.command}`);
+      try {
+        for (const scenario of group.scenarios) {
+          const log = (message: string) => console.log(`   [${scenario.name}] ${message}`);
+          const base = {
+            scenario: scenario.name,
+            target,
+            mode: group.mode,
+            mining,
+            nodeCommand: node.command,
+          };
+          const remark = scenario.remark?.(target, group.mode);
+          try {
+            const measurement = await scenario.run({ node, settings, cache, log });
+            log(summarize(measurement));
+            records.push({ ...base, status: "ok", measurement, ...(remark ? { remark } : {}) });
+          } catch (err) {
+            const message = (err as Error).message;
+            log(`FAILED: ${message}`);
+            records.push({ ...base, status: "failed", error: message });
+          }
+        }
+      } finally {
+        await node.stop();
+      }
+      console.log("");
+    }
+  }
+
+  computeRatios(records);
+  const table = markdownTable(records);
+  console.log(table);
+  console.log(
+    "\nThroughput counts successful, validated responses (ingest: transactions mined per second, first send to last " +
+      "inclusion). Latency is per request (ingest: eth_sendRawTransaction).",
+  );
+
+  const finishedAt = new Date();
+  const file = await writeJson(
+    {
+      startedAt: startedAt.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      command,
+      machine: { ...machine, cpuBusyPercentAtStart: busyAtStart },
+      settings,
+      targets,
+      scenarios: scenarios.map((s) => ({ name: s.name, description: s.description })),
+      nodeCommands,
+      results: records,
+      markdown: table,
+    },
+    startedAt,
+  );
+  console.log(
+    `\nresults: ${file} (${((finishedAt.getTime() - startedAt.getTime()) / 1000).toFixed(0)} s total)`,
+  );
+  return records.some((r) => r.status === "failed") ? 1 : 0;
+}
+
+process.on("exit", killAllNodes);
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping nodes`);
+    killAllNodes();
+    process.exit(130);
+  });
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    killAllNodes();
+    process.exitCode = 2;
+  },
+);

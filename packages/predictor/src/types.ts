@@ -1,0 +1,31 @@
+/** One observed price: `time` in unix seconds, `price` a positive number (any currency unit). */
+export interface PricePoint {
+  time: number;
+  price: number;
+}
+
+/** The last observed price of one UTC calendar day; `day` counts whole days since 1970-01-01 UTC. */
+export interface DailyClose {
+  day: number;
+  price: number;
+}
+
+/** A price forecast for one horizon. */
+export interface Prediction {
+  /** The latest price used (the last point of the history). */
+  currentPrice: number;
+  /** Unix seconds of the latest price used. */
+  time: number;
+  /** Forecast horizon in days. */
+  horizonDays: number;
+  /** Point forecast of the price `horizonDays` after the latest price (median of the predictive distribution). */
+  predictedPrice: number;
+  /** Lower end of the 80 % prediction interval. */
+  lower: number;
+  /** Upper end of the 80 % prediction interval. */
+  upper: number;
+  /** Calibrated probability, in 0..1, that the realised price lands within ±5 % of `predictedPrice`. */
+  confidence: number;
+  /** Name and revision of the model that produced the forecast. */
+  modelVersion: string;
+}
