@@ -47,7 +47,7 @@ export async function createNode(
   logger = createLogger(config.logLevel),
 ): Promise<StrataNode> {
   const kv: KVStore = config.datadir === null ? new MemoryKV() : new LmdbKV(`${config.datadir}/chaindata`);
-  const common = createChainCommon(config.network);
+  const common = await createChainCommon(config.network);
   const trieDb = new TrieDatabase(kv);
   const states = new StateFactory(trieDb, common);
   const store = new ChainStore(kv, common);

@@ -2,13 +2,14 @@ import type { Block } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { bigIntToBytes, concatBytes } from "@ethereumjs/util";
-import { buildBlock, createVM, type PostByzantiumTxReceipt } from "@ethereumjs/vm";
+import { createVM, type PostByzantiumTxReceipt } from "@ethereumjs/vm";
 import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
 import type { WriteOp } from "../storage/kv.js";
 import type { StoredReceipt } from "../storage/records.js";
 import type { TrieDatabase } from "../storage/trie-db.js";
 import type { ChainView } from "./chain-view.js";
 import type { StateFactory } from "./state-factory.js";
+import { StreamingBlockBuilder } from "./streaming-block-builder.js";
 
 /** Header fields the producer chooses for a new block. */
 export interface BlockTemplate {
@@ -56,7 +57,7 @@ export class BlockExecutor {
       blockchain: this.chainView,
     });
     const number = parent.header.number + 1n;
-    const builder = await buildBlock(vm, {
+    const builder = await StreamingBlockBuilder.start(vm, {
       parentBlock: parent,
       headerData: {
         number,

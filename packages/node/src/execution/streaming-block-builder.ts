@@ -1,0 +1,63 @@
+import { type Block, createBlock } from "@ethereumjs/block";
+import type { TypedTransaction } from "@ethereumjs/tx";
+import { BlockBuilder, type BuildBlockOpts, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
+
+/** The BlockBuilder fields the streaming variant maintains (private in @ethereumjs/vm's typings). */
+interface BuilderState {
+  vm: VM;
+  checkpointed: boolean;
+  headerData: Record<string, unknown>;
+  blockOpts: NonNullable<BuildBlockOpts["blockOpts"]>;
+  transactions: TypedTransaction[];
+  transactionResults: RunTxResult[];
+  gasUsed: bigint;
+  _minerValue: bigint;
+  checkStatus(): void;
+}
+
+/**
+ * A BlockBuilder whose `addTransaction` runs each transaction against one execution header made
+ * once per block. The stock builder re-creates the block, and so every transaction already in it,
+ * before each transaction: quadratic in the block's size. System calls (EIP-4788, EIP-2935), the
+ * tries, requests and sealing still come from the stock builder. Blob transactions and the EIPs whose
+ * accounting the stock method tracks per transaction (EIP-8037, EIP-7928) use the stock method.
+ */
+export class StreamingBlockBuilder extends BlockBuilder {
+  private executionBlock: Block | undefined;
+
+  /** Creates a builder and runs the block's start-of-block system calls, like `buildBlock`. */
+  static async start(vm: VM, opts: BuildBlockOpts): Promise<StreamingBlockBuilder> {
+    const builder = new StreamingBlockBuilder(vm, opts);
+    await builder.initState();
+    return builder;
+  }
+
+  override async addTransaction(tx: TypedTransaction): Promise<RunTxResult> {
+    const state = this as unknown as BuilderState;
+    const common = state.vm.common;
+    if (tx.type === 3 || common.isActivatedEIP(8037) || common.isActivatedEIP(7928)) {
+      return super.addTransaction(tx);
+    }
+    state.checkStatus();
+    if (!state.checkpointed) {
+      await state.vm.evm.journal.checkpoint();
+      state.checkpointed = true;
+    }
+    const gasLimit = BigInt(state.headerData.gasLimit as bigint);
+    if (tx.gasLimit > gasLimit - state.gasUsed) {
+      throw new Error("tx has a higher gas limit than the remaining gas in the block");
+    }
+    this.executionBlock ??= createBlock({ header: { ...state.headerData, gasUsed: 0n } }, state.blockOpts);
+    const result = await runTx(state.vm, {
+      tx,
+      block: this.executionBlock,
+      blockGasUsed: state.gasUsed,
+      skipHardForkValidation: true,
+    });
+    state.transactions.push(tx);
+    state.transactionResults.push(result);
+    state.gasUsed += result.blockGasSpent;
+    state._minerValue += result.minerValue;
+    return result;
+  }
+}
