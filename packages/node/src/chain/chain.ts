@@ -79,7 +79,7 @@ export class Chain {
 
   /** A state manager at the head; reused until the next block so its caches stay warm. */
   headState(): MerkleStateManager {
-    this.headStateManager ??= this.states.at(this.headBlock.header.stateRoot, true);
+    this.headStateManager ??= this.states.at(this.headBlock.header.stateRoot, "lru");
     return this.headStateManager;
   }
 

@@ -53,7 +53,7 @@ export class BlockExecutor {
   ): Promise<BuiltBlock> {
     const vm = await createVM({
       common: this.common,
-      stateManager: this.states.at(parent.header.stateRoot, true),
+      stateManager: this.states.at(parent.header.stateRoot, "map"),
       blockchain: this.chainView,
     });
     const number = parent.header.number + 1n;

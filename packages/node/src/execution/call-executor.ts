@@ -174,7 +174,7 @@ export class CallExecutor {
     if (this.cached && Buffer.compare(this.cached.root, root) === 0) return this.cached.vm;
     const vm = createVM({
       common: this.common,
-      stateManager: this.states.at(root),
+      stateManager: this.states.at(root, "map"),
       blockchain: this.chainView,
     });
     this.cached = { root, vm };
@@ -201,11 +201,18 @@ function revertMessage(result: RunTxResult): string {
 function executionBlock(block: Block, request: CallRequest, common: Common): Block {
   const paysFee = (request.gasPrice ?? request.maxFeePerGas ?? 0n) > 0n;
   if (paysFee) return block;
-  return createBlock(
+  const cached = zeroBaseFeeBlocks.get(block);
+  if (cached) return cached;
+  const context = createBlock(
     { header: { ...block.header.toJSON(), baseFeePerGas: 0n } },
     { common, setHardfork: false, skipConsensusFormatValidation: true },
   );
+  zeroBaseFeeBlocks.set(block, context);
+  return context;
 }
+
+/** Call contexts of blocks, kept while the block object lives (the chain caches recent blocks). */
+const zeroBaseFeeBlocks = new WeakMap<Block, Block>();
 
 function buildCallTx(request: CallRequest, gasLimit: bigint, common: Common, block: Block): TypedTransaction {
   const from = request.from ? new Address(hexToBytes(request.from)) : createZeroAddress();

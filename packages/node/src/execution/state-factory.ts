@@ -13,10 +13,11 @@ export class StateFactory {
 
   /**
    * A state manager positioned at `stateRoot`; it writes new trie nodes to the shared trie database.
-   * `cached` adds account, code and storage caches: for state that is read many times (the head) or
-   * touched repeatedly (a block being built).
+   * `cache` adds account, code and storage caches: `lru` (bounded) for state that is only read (the
+   * head), `map` for state that is written and reverted (blocks being built, calls): reverting an LRU
+   * cache costs time proportional to its capacity.
    */
-  at(stateRoot: Uint8Array, cached = false): MerkleStateManager {
+  at(stateRoot: Uint8Array, cache?: "lru" | "map"): MerkleStateManager {
     const trie = new MerklePatriciaTrie({
       db: this.db,
       root: stateRoot,
@@ -28,9 +29,7 @@ export class StateFactory {
     return new MerkleStateManager({
       trie,
       common: this.common,
-      ...(cached
-        ? { caches: new Caches({ account: { type: CacheType.LRU }, storage: { type: CacheType.LRU } }) }
-        : {}),
+      ...(cache === undefined ? {} : { caches: createCaches(cache) }),
     });
   }
 
@@ -38,4 +37,9 @@ export class StateFactory {
   empty(): MerkleStateManager {
     return this.at(new MerklePatriciaTrie({ useKeyHashing: true }).EMPTY_TRIE_ROOT);
   }
+}
+
+function createCaches(kind: "lru" | "map"): Caches {
+  const type = kind === "lru" ? CacheType.LRU : CacheType.ORDERED_MAP;
+  return new Caches({ account: { type }, storage: { type }, code: { type } });
 }
