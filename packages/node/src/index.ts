@@ -8,6 +8,6 @@ export {
   type NodeConfigOverrides,
   testConfig,
 } from "./config/node-config.js";
-export { nativeCryptoAvailable } from "./crypto/native-crypto.js";
+export { nativeCryptoAvailable, nativeKeccakAvailable } from "./crypto/native-crypto.js";
 export { type DevAccount, deriveDevAccounts, privateKeyHex } from "./dev-accounts.js";
 export { CLIENT_VERSION, createNode, type StrataNode } from "./node.js";

@@ -1,8 +1,17 @@
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import type { CustomCrypto } from "@ethereumjs/common";
 
 interface Secp256k1Binding {
   ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
+}
+
+/** The Keccak sponge of the `keccak` package's native (XKCP) binding. */
+interface KeccakState {
+  initialize(rate: number, capacity: number): void;
+  absorb(data: Uint8Array): void;
+  absorbLastFewBits(bits: number): void;
+  squeeze(length: number): Uint8Array;
 }
 
 const require = createRequire(import.meta.url);
@@ -21,8 +30,34 @@ function loadNativeSecp256k1(): Secp256k1Binding | undefined {
 
 const native = loadNativeSecp256k1();
 
+/**
+ * Loads the `keccak` package's prebuilt native sponge. Used directly (one reusable state, no stream
+ * wrapper): 4 to 8 times faster than the pure-JS hash on trie nodes, which dominate block commits.
+ */
+function loadNativeKeccak(): ((data: Uint8Array) => Uint8Array) | undefined {
+  try {
+    const packageDir = dirname(require.resolve("keccak/package.json"));
+    const nodeGypBuild = require("node-gyp-build") as (dir: string) => new () => KeccakState;
+    const Sponge = nodeGypBuild(packageDir);
+    const state = new Sponge();
+    return (data) => {
+      state.initialize(1088, 512);
+      state.absorb(data);
+      state.absorbLastFewBits(0x01);
+      return state.squeeze(32);
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+const keccak = loadNativeKeccak();
+
 /** True when sender recovery runs on native libsecp256k1. */
 export const nativeCryptoAvailable = native !== undefined;
+
+/** True when keccak-256 runs natively. */
+export const nativeKeccakAvailable = keccak !== undefined;
 
 function recoveryId(v: bigint, chainId: bigint | undefined): number {
   if (v === 0n || v === 1n) return Number(v);
@@ -40,13 +75,16 @@ function pad32(bytes: Uint8Array): Uint8Array {
 }
 
 /**
- * @ethereumjs `customCrypto` hooks backed by native libsecp256k1: sender recovery for every
- * transaction type and the ecrecover precompile. Empty when the binding is missing.
+ * @ethereumjs `customCrypto` hooks backed by native code: keccak-256 (hashes, tries, the SHA3 opcode)
+ * and libsecp256k1 sender recovery for every transaction type and the ecrecover precompile. A hook
+ * whose binding cannot load is left out, so @ethereumjs keeps its pure-JS path.
  */
 export function nativeCrypto(): CustomCrypto {
-  if (!native) return {};
+  const hooks: CustomCrypto = keccak ? { keccak256: keccak } : {};
+  if (!native) return hooks;
   const binding = native;
   return {
+    ...hooks,
     ecrecover(msgHash, v, r, s, chainId) {
       const sig = new Uint8Array(64);
       sig.set(pad32(r), 0);

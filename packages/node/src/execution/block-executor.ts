@@ -1,7 +1,7 @@
 import type { Block } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import { bigIntToBytes, concatBytes } from "@ethereumjs/util";
+import { type Address, bigIntToBytes, concatBytes } from "@ethereumjs/util";
 import { createVM, type PostByzantiumTxReceipt } from "@ethereumjs/vm";
 import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
 import type { WriteOp } from "../storage/kv.js";
@@ -16,6 +16,14 @@ export interface BlockTemplate {
   readonly timestamp: bigint;
   readonly coinbase: Uint8Array;
   readonly extraData?: Uint8Array;
+}
+
+/** A transaction offered for a block, with its already recovered sender. */
+export interface Candidate {
+  readonly tx: TypedTransaction;
+  readonly senderAddress: Address;
+  /** The sender as lowercase hex. */
+  readonly sender: string;
 }
 
 /** A transaction the executor could not include, with the reason. */
@@ -46,11 +54,7 @@ export class BlockExecutor {
    * for the rest of the block, since its later nonces can no longer apply). Stops adding once the
    * block gas limit is reached.
    */
-  async build(
-    parent: Block,
-    candidates: readonly TypedTransaction[],
-    template: BlockTemplate,
-  ): Promise<BuiltBlock> {
+  async build(parent: Block, candidates: readonly Candidate[], template: BlockTemplate): Promise<BuiltBlock> {
     const vm = await createVM({
       common: this.common,
       stateManager: this.states.at(parent.header.stateRoot, "map"),
@@ -72,9 +76,7 @@ export class BlockExecutor {
     const receipts: StoredReceipt[] = [];
     const rejected: RejectedTx[] = [];
     const failedSenders = new Set<string>();
-    for (const tx of candidates) {
-      const sender = tx.getSenderAddress();
-      const senderKey = sender.toString();
+    for (const { tx, senderAddress: sender, sender: senderKey } of candidates) {
       if (failedSenders.has(senderKey)) continue;
       if (builder.gasUsed + tx.gasLimit > gasLimit) {
         if (gasLimit - builder.gasUsed < 21_000n) break;

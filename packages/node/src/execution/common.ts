@@ -10,10 +10,13 @@ import { nativeCrypto } from "../crypto/native-crypto.js";
  * recovery, set to the rules in force at genesis (every fork of the shipped networks starts at 0).
  */
 export async function createChainCommon(network: NetworkFile): Promise<Common> {
-  const common = createCommonFromGethGenesis(network.genesis as Parameters<typeof createCommonFromGethGenesis>[0], {
-    chain: network.name,
-    customCrypto: nativeCrypto(),
-  });
+  const common = createCommonFromGethGenesis(
+    network.genesis as Parameters<typeof createCommonFromGethGenesis>[0],
+    {
+      chain: network.name,
+      customCrypto: nativeCrypto(),
+    },
+  );
   common.setHardforkBy({ blockNumber: 0n, timestamp: BigInt(network.genesis.timestamp) });
   memoizeParamUpdates(common);
   // Merge every package's parameter table into this Common before any copy of it is made.

@@ -42,7 +42,7 @@ export function checkStatelessRules(tx: TypedTransaction, context: AdmissionCont
   }
   if (feePerGas < context.baseFee) {
     throw new TxPoolError(
-      `max fee per gas less than block base fee: address ${tx.getSenderAddress()}, maxFeePerGas: ${feePerGas}, baseFee: ${context.baseFee}`,
+      `max fee per gas less than block base fee: maxFeePerGas: ${feePerGas}, baseFee: ${context.baseFee}`,
     );
   }
 }

@@ -1,4 +1,5 @@
 import type { TypedTransaction } from "@ethereumjs/tx";
+import type { Address } from "@ethereumjs/util";
 import { bytesToHex } from "@ethereumjs/util";
 import type { Chain } from "../chain/chain.js";
 import type { NodeConfig } from "../config/node-config.js";
@@ -6,15 +7,18 @@ import { TxPoolError } from "../errors/domain-errors.js";
 import { effectiveTip, maxFee, maxTip } from "./fees.js";
 import { checkStatelessRules } from "./rules.js";
 
-/** A transaction held by the pool. */
+/** A transaction held by the pool, with its sender recovered once at admission. */
 export interface PoolTx {
   readonly tx: TypedTransaction;
   readonly hash: string;
+  /** The sender as lowercase hex. */
   readonly sender: string;
+  readonly senderAddress: Address;
   readonly nonce: bigint;
 }
 
 interface SenderTxs {
+  readonly address: Address;
   /** The sender's nonce in the head state. */
   stateNonce: bigint;
   readonly byNonce: Map<bigint, PoolTx>;
@@ -84,11 +88,11 @@ export class TxPool {
       if (this.byHash.size >= this.config.txpool.maxTotal) throw new TxPoolError("txpool is full");
     }
     if (!entry) {
-      entry = { stateNonce, byNonce: new Map() };
+      entry = { address: senderAddress, stateNonce, byNonce: new Map() };
       this.senders.set(sender, entry);
     }
     entry.stateNonce = stateNonce;
-    const poolTx: PoolTx = { tx, hash, sender, nonce: tx.nonce };
+    const poolTx: PoolTx = { tx, hash, sender, senderAddress, nonce: tx.nonce };
     if (existing) this.byHash.delete(existing.hash);
     entry.byNonce.set(tx.nonce, poolTx);
     this.byHash.set(hash, poolTx);
@@ -105,7 +109,7 @@ export class TxPool {
   }
 
   /** Transactions executable now, each sender's in nonce order, senders interleaved by fee (highest tip first). */
-  executable(baseFee: bigint): TypedTransaction[] {
+  executable(baseFee: bigint): PoolTx[] {
     const queues: PoolTx[][] = [];
     for (const entry of this.senders.values()) {
       const run: PoolTx[] = [];
@@ -116,7 +120,7 @@ export class TxPool {
       }
       if (run.length > 0) queues.push(run);
     }
-    const out: TypedTransaction[] = [];
+    const out: PoolTx[] = [];
     const cursor = queues.map(() => 0);
     for (;;) {
       let best = -1;
@@ -131,7 +135,7 @@ export class TxPool {
         }
       }
       if (best < 0) return out;
-      out.push(queues[best]![cursor[best]!]!.tx);
+      out.push(queues[best]![cursor[best]!]!);
       cursor[best]!++;
     }
   }
@@ -162,12 +166,7 @@ export class TxPool {
     for (const tx of dropped) this.remove(bytesToHex(tx.hash()));
     const state = this.chain.headState();
     for (const [sender, entry] of this.senders) {
-      const address = [...entry.byNonce.values()][0]?.tx.getSenderAddress();
-      if (!address) {
-        this.senders.delete(sender);
-        continue;
-      }
-      const nonce = (await state.getAccount(address))?.nonce ?? 0n;
+      const nonce = (await state.getAccount(entry.address))?.nonce ?? 0n;
       entry.stateNonce = nonce;
       for (const [txNonce, poolTx] of entry.byNonce) {
         if (txNonce < nonce) {

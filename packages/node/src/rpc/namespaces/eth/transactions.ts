@@ -36,7 +36,7 @@ export const transactionMethods = {
         return formatTransaction(block.transactions[index]!, receipts[index]!.sender, { block, index });
       }
       const pooled = services.pool.get(hash);
-      return pooled ? formatTransaction(pooled.tx, pooled.tx.getSenderAddress().bytes) : null;
+      return pooled ? formatTransaction(pooled.tx, pooled.senderAddress.bytes) : null;
     },
   }),
   eth_getTransactionReceipt: defineMethod({

@@ -1,0 +1,39 @@
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { describe, expect, it } from "vitest";
+import { nativeCrypto, nativeCryptoAvailable, nativeKeccakAvailable } from "./native-crypto.js";
+
+describe("native crypto hooks", () => {
+  const hooks = nativeCrypto();
+
+  it("loads both native bindings on this platform", () => {
+    expect(nativeCryptoAvailable).toBe(true);
+    expect(nativeKeccakAvailable).toBe(true);
+  });
+
+  it("hashes like the reference keccak-256, for every input size", () => {
+    for (const size of [0, 1, 31, 32, 135, 136, 137, 532, 5000]) {
+      const data = Uint8Array.from({ length: size }, (_, i) => (i * 31 + size) & 0xff);
+      expect(Buffer.from(hooks.keccak256!(data)).toString("hex")).toBe(
+        Buffer.from(keccak_256(data)).toString("hex"),
+      );
+    }
+  });
+
+  it("recovers the signer's public key for typed and EIP-155 signatures", () => {
+    const privateKey = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
+    const publicKey = secp256k1.getPublicKey(privateKey, false).subarray(1);
+    const hash = keccak_256(new TextEncoder().encode("strata"));
+    const signature = secp256k1.Signature.fromBytes(
+      secp256k1.sign(hash, privateKey, { prehash: false, format: "recovered" }),
+      "recovered",
+    );
+    const r = Uint8Array.from(Buffer.from(signature.r.toString(16).padStart(64, "0"), "hex"));
+    const s = Uint8Array.from(Buffer.from(signature.s.toString(16).padStart(64, "0"), "hex"));
+    const recovery = BigInt(signature.recovery!);
+    expect(hooks.ecrecover!(hash, recovery, r, s)).toEqual(publicKey);
+    expect(hooks.ecrecover!(hash, 27n + recovery, r, s)).toEqual(publicKey);
+    expect(hooks.ecrecover!(hash, 1337n * 2n + 35n + recovery, r, s, 1337n)).toEqual(publicKey);
+    expect(() => hooks.ecrecover!(hash, 5n, r, s)).toThrow("Invalid signature v value");
+  });
+});
