@@ -57,7 +57,7 @@ export class Chain {
     const genesis = await buildGenesisBlock(network.genesis, common, states);
     const headHash = store.headHash();
     if (!headHash) {
-      store.commitBlock({ block: genesis, receipts: [], stateWrites: trieDb.drain() });
+      await store.commitBlock({ block: genesis, receipts: [], stateWrites: trieDb.drain() });
       return new Chain(store, states, common, genesis, genesis);
     }
     trieDb.drain();
@@ -89,8 +89,8 @@ export class Chain {
   }
 
   /** Commits a built block as the new head (one storage transaction) and announces it. */
-  commit(built: BuiltBlock): void {
-    this.store.commitBlock(built);
+  async commit(built: BuiltBlock): Promise<void> {
+    await this.store.commitBlock(built);
     this.headBlock = built.block;
     this.headStateManager = undefined;
     this.events.emit("newHead", { block: built.block, receipts: built.receipts });

@@ -39,7 +39,14 @@ export class StateFactory {
   }
 }
 
+/** Entries per LRU cache: the cache preallocates its capacity, and a head cache lives for one block. */
+const LRU_SIZE = 10_000;
+
 function createCaches(kind: "lru" | "map"): Caches {
-  const type = kind === "lru" ? CacheType.LRU : CacheType.ORDERED_MAP;
-  return new Caches({ account: { type }, storage: { type }, code: { type } });
+  if (kind === "map") {
+    const type = CacheType.ORDERED_MAP;
+    return new Caches({ account: { type }, storage: { type }, code: { type } });
+  }
+  const lru = { type: CacheType.LRU, size: LRU_SIZE };
+  return new Caches({ account: lru, storage: lru, code: { type: CacheType.LRU, size: 1000 } });
 }

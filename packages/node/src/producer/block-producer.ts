@@ -92,7 +92,7 @@ export class BlockProducer {
       timestamp,
       coinbase: this.options.coinbase,
     });
-    this.chain.commit(built);
+    await this.chain.commit(built);
     for (const { tx, error } of built.rejected) {
       this.log.debug({ hash: tx.hash(), reason: error.message }, "transaction dropped by block producer");
     }

@@ -76,7 +76,7 @@ export class ChainStore {
   }
 
   /** Writes a block, its receipts, its transaction index, its state and the new head atomically. */
-  commitBlock(commit: BlockCommit): void {
+  async commitBlock(commit: BlockCommit): Promise<void> {
     const { block } = commit;
     const hash = block.hash();
     const ops: WriteOp[] = [...commit.stateWrites];
@@ -87,7 +87,7 @@ export class ChainStore {
     });
     ops.push({ bucket: "canonical", key: numberKey(block.header.number), value: hash });
     ops.push({ bucket: "meta", key: HEAD_KEY, value: hash });
-    this.kv.commit(ops);
+    await this.kv.commit(ops);
     this.remember(Buffer.from(hash).toString("hex"), block);
   }
 

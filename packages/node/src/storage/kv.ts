@@ -12,10 +12,10 @@ export interface WriteOp {
 
 /**
  * A byte key-value store with named buckets. Reads see the last commit; `commit` applies all of its
- * writes atomically and durably, or none of them.
+ * writes atomically, or none of them, and resolves once they are committed.
  */
 export interface KVStore {
   get(bucket: Bucket, key: Uint8Array): Uint8Array | undefined;
-  commit(ops: readonly WriteOp[]): void;
+  commit(ops: readonly WriteOp[]): Promise<void>;
   close(): Promise<void>;
 }

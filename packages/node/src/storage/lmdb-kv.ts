@@ -4,8 +4,8 @@ import { BUCKETS, type Bucket, type KVStore, type WriteOp } from "./kv.js";
 
 /**
  * A {@link KVStore} on LMDB: one environment under `path`, one named database per bucket. Each
- * `commit` is one synchronous, durable LMDB write transaction, so a crash leaves either the whole
- * commit or none of it.
+ * `commit` is one LMDB write transaction, so a crash leaves either the whole commit or none of it;
+ * LMDB commits and flushes it off the main thread, which keeps serving reads meanwhile.
  */
 export class LmdbKV implements KVStore {
   private readonly root: RootDatabase<Uint8Array, Uint8Array>;
@@ -33,9 +33,9 @@ export class LmdbKV implements KVStore {
     return this.dbs.get(bucket)!.getBinary(key) ?? undefined;
   }
 
-  commit(ops: readonly WriteOp[]): void {
-    this.root.transactionSync(() => {
-      for (const op of ops) this.dbs.get(op.bucket)!.putSync(op.key, op.value);
+  async commit(ops: readonly WriteOp[]): Promise<void> {
+    await this.root.transaction(() => {
+      for (const op of ops) this.dbs.get(op.bucket)!.put(op.key, op.value);
     });
   }
 

@@ -9,7 +9,7 @@ export class MemoryKV implements KVStore {
     return this.buckets.get(bucket)!.get(bytesToHex(key));
   }
 
-  commit(ops: readonly WriteOp[]): void {
+  async commit(ops: readonly WriteOp[]): Promise<void> {
     for (const op of ops) this.buckets.get(op.bucket)!.set(bytesToHex(op.key), op.value);
   }
 
