@@ -1,6 +1,15 @@
 import { type Block, createBlock } from "@ethereumjs/block";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import { BlockBuilder, type BuildBlockOpts, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
+import {
+  BlockBuilder,
+  type BuildBlockOpts,
+  encodeReceipt,
+  type RunTxResult,
+  runTx,
+  type VM,
+} from "@ethereumjs/vm";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { orderedTrieRoot } from "./ordered-trie-root.js";
 
 /** The BlockBuilder fields the streaming variant maintains (private in @ethereumjs/vm's typings). */
 interface BuilderState {
@@ -18,8 +27,10 @@ interface BuilderState {
 /**
  * A BlockBuilder whose `addTransaction` runs each transaction against one execution header made
  * once per block. The stock builder re-creates the block, and so every transaction already in it,
- * before each transaction: quadratic in the block's size. System calls (EIP-4788, EIP-2935), the
- * tries, requests and sealing still come from the stock builder. Blob transactions and the EIPs whose
+ * before each transaction: quadratic in the block's size. The transactions and receipts roots are
+ * built in one pass over the sorted keys ({@link orderedTrieRoot}) instead of one trie insertion per
+ * entry. System calls (EIP-4788, EIP-2935), the state root, requests and sealing still come from the
+ * stock builder. Blob transactions and the EIPs whose
  * accounting the stock method tracks per transaction (EIP-8037, EIP-7928) use the stock method.
  */
 export class StreamingBlockBuilder extends BlockBuilder {
@@ -30,6 +41,26 @@ export class StreamingBlockBuilder extends BlockBuilder {
     const builder = new StreamingBlockBuilder(vm, opts);
     await builder.initState();
     return builder;
+  }
+
+  override async transactionsTrie(): Promise<Uint8Array> {
+    const state = this as unknown as BuilderState;
+    return orderedTrieRoot(
+      state.transactions.map((tx) => tx.serialize()),
+      this.keccak(),
+    );
+  }
+
+  override async receiptTrie(): Promise<Uint8Array> {
+    const state = this as unknown as BuilderState;
+    return orderedTrieRoot(
+      state.transactionResults.map((result, i) => encodeReceipt(result.receipt, state.transactions[i]!.type)),
+      this.keccak(),
+    );
+  }
+
+  private keccak(): (data: Uint8Array) => Uint8Array {
+    return (this as unknown as BuilderState).vm.common.customCrypto.keccak256 ?? keccak_256;
   }
 
   override async addTransaction(tx: TypedTransaction): Promise<RunTxResult> {
