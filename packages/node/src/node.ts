@@ -72,7 +72,7 @@ export async function createNode(
     chain,
     pool,
     producer,
-    calls: new CallExecutor(common, states, chainView, config.rpc.gasCap),
+    calls: new CallExecutor(common, (block) => chain.stateAt(block), chainView, config.rpc.gasCap),
     devAccounts: new Map(devAccounts.map((a) => [a.address, a.privateKey])),
     clientVersion: CLIENT_VERSION,
   };

@@ -1,13 +1,15 @@
 import { type Block, createBlock } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { createTx, type TypedTransaction, type TypedTxData } from "@ethereumjs/tx";
 import { Address, createZeroAddress, hexToBytes } from "@ethereumjs/util";
 import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
+import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { CallRequest } from "@strata/protocol";
 import { ExecutionError, RevertError } from "../errors/domain-errors.js";
 import type { ChainView } from "./chain-view.js";
+import { OverlayStateManager } from "./overlay-state.js";
 import { decodeRevertReason } from "./revert-reason.js";
-import type { StateFactory } from "./state-factory.js";
 
 /** The outcome of one simulated transaction. */
 export interface CallOutcome {
@@ -32,12 +34,13 @@ const TRANSFER_GAS = 21_000n;
  * state after a given block. Each run is discarded; calls on one VM are serialised.
  */
 export class CallExecutor {
-  private cached: { root: Uint8Array; vm: Promise<VM> } | undefined;
+  private cached: { root: Uint8Array; vm: Promise<VM>; overlay: OverlayStateManager } | undefined;
   private lock: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly common: Common,
-    private readonly states: StateFactory,
+    /** The (read-only) state after a block; for the head, the chain's shared cached state. */
+    private readonly stateAt: (block: Block) => MerkleStateManager,
     private readonly chainView: ChainView,
     private readonly gasCap: bigint,
   ) {}
@@ -119,7 +122,7 @@ export class CallExecutor {
   }
 
   private async balanceOf(address: string, block: Block): Promise<bigint> {
-    const state = this.states.at(block.header.stateRoot);
+    const state = this.stateAt(block);
     return (await state.getAccount(new Address(hexToBytes(address as `0x${string}`))))?.balance ?? 0n;
   }
 
@@ -133,8 +136,7 @@ export class CallExecutor {
     ) {
       return false;
     }
-    const state = this.states.at(block.header.stateRoot);
-    const code = await state.getCode(new Address(hexToBytes(request.to)));
+    const code = await this.stateAt(block).getCode(new Address(hexToBytes(request.to)));
     return code.length === 0;
   }
 
@@ -145,10 +147,10 @@ export class CallExecutor {
     reportAccessList = false,
   ): Promise<CallOutcome> {
     const job = this.lock.then(async () => {
-      const vm = await this.vmAt(block);
+      const { vm, overlay } = await this.vmAt(block);
       const tx = buildCallTx(request, gasLimit, this.common, block);
       const context = executionBlock(block, request, this.common);
-      await vm.stateManager.checkpoint();
+      overlay.reset();
       try {
         const result = await runTx(vm, {
           tx,
@@ -162,23 +164,22 @@ export class CallExecutor {
       } catch (error) {
         throw new ExecutionError(cleanVmMessage(error));
       } finally {
-        await vm.stateManager.revert();
+        overlay.reset();
       }
     });
     this.lock = job.catch(() => {});
     return job;
   }
 
-  private vmAt(block: Block): Promise<VM> {
+  private async vmAt(block: Block): Promise<{ vm: VM; overlay: OverlayStateManager }> {
     const root = block.header.stateRoot;
-    if (this.cached && Buffer.compare(this.cached.root, root) === 0) return this.cached.vm;
-    const vm = createVM({
-      common: this.common,
-      stateManager: this.states.at(root, "map"),
-      blockchain: this.chainView,
-    });
-    this.cached = { root, vm };
-    return vm;
+    if (!this.cached || Buffer.compare(this.cached.root, root) !== 0) {
+      const keccak = this.common.customCrypto.keccak256 ?? keccak_256;
+      const overlay = new OverlayStateManager(this.stateAt(block), keccak);
+      const vm = createVM({ common: this.common, stateManager: overlay, blockchain: this.chainView });
+      this.cached = { root, vm, overlay };
+    }
+    return { vm: await this.cached.vm, overlay: this.cached.overlay };
   }
 }
 
