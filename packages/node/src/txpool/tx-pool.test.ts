@@ -158,3 +158,36 @@ describe("transaction pool", () => {
     expect((await rpc(t.url, "eth_chainId")).result).toBe("0x539");
   });
 });
+
+describe("transaction pool limits", () => {
+  it("refuses past the per-sender and total limits, but still accepts replacements", async () => {
+    const limited = await startTestNode({
+      mining: { mode: "manual" },
+      txpool: { maxPerSender: 3, maxTotal: 5 },
+    });
+    const submit = (raw: string) => rpc(limited.url, "eth_sendRawTransaction", [raw]);
+    try {
+      for (let nonce = 0; nonce < 3; nonce++)
+        expect((await submit(await sign({ nonce }))).result).toMatch(/^0x/);
+      expect((await submit(await sign({ nonce: 3 }))).error).toEqual({
+        code: -32000,
+        message: "account limit exceeded",
+      });
+      const replacement = await submit(
+        await sign({ nonce: 2, maxFeePerGas: parseGwei("20"), maxPriorityFeePerGas: parseGwei("2") }),
+      );
+      expect(replacement.result).toMatch(/^0x/);
+      const other = devAccount(6);
+      expect((await submit(await sign({ nonce: 0 }, other))).result).toMatch(/^0x/);
+      expect((await submit(await sign({ nonce: 1 }, other))).result).toMatch(/^0x/);
+      expect((await submit(await sign({ nonce: 2 }, other))).error).toEqual({
+        code: -32000,
+        message: "txpool is full",
+      });
+      await rpc(limited.url, "evm_mine");
+      expect((await submit(await sign({ nonce: 2 }, other))).result).toMatch(/^0x/);
+    } finally {
+      await limited.stop();
+    }
+  });
+});

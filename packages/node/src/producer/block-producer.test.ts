@@ -1,0 +1,117 @@
+import { parseGwei } from "viem";
+import { describe, expect, it } from "vitest";
+import { devAccount, rpc } from "../e2e/clients.js";
+import { startTestNode } from "../testing/test-node.js";
+
+async function blockNumber(url: string): Promise<number> {
+  return Number((await rpc(url, "eth_blockNumber")).result);
+}
+
+async function signedTransfer(nonce: number): Promise<string> {
+  return devAccount(1).signTransaction({
+    chainId: 1337,
+    type: "eip1559",
+    nonce,
+    to: devAccount(2).address,
+    value: 1n,
+    gas: 21_000n,
+    maxFeePerGas: parseGwei("10"),
+    maxPriorityFeePerGas: parseGwei("1"),
+  });
+}
+
+describe("block production modes", () => {
+  it("instant: mines accepted transactions at once, many per block under load", async () => {
+    const t = await startTestNode({ mining: { mode: "instant" } });
+    try {
+      const raws = await Promise.all(Array.from({ length: 40 }, (_, i) => signedTransfer(i)));
+      const hashes = await Promise.all(
+        raws.map(async (raw) => (await rpc(t.url, "eth_sendRawTransaction", [raw])).result),
+      );
+      for (
+        let i = 0;
+        i < 100 &&
+        (await rpc(t.url, "eth_getTransactionCount", [devAccount(1).address, "latest"])).result !== "0x28";
+        i++
+      ) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const receipts = await Promise.all(
+        hashes.map(
+          async (h) => (await rpc(t.url, "eth_getTransactionReceipt", [h])).result as { blockNumber: string },
+        ),
+      );
+      expect(receipts.every((r) => r !== null)).toBe(true);
+      const blocks = new Set(receipts.map((r) => r.blockNumber));
+      expect(blocks.size).toBeLessThan(40);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it("interval: mines a block every block time, empty or not", async () => {
+    const t = await startTestNode({ mining: { mode: "interval", blockTimeSeconds: 1 } });
+    try {
+      const start = await blockNumber(t.url);
+      const hash = (await rpc(t.url, "eth_sendRawTransaction", [await signedTransfer(0)])).result;
+      expect((await rpc(t.url, "eth_getTransactionReceipt", [hash])).result).toBeNull();
+      await new Promise((r) => setTimeout(r, 2300));
+      expect(await blockNumber(t.url)).toBeGreaterThanOrEqual(start + 2);
+      expect((await rpc(t.url, "eth_getTransactionReceipt", [hash])).result).not.toBeNull();
+      const timestamps = await Promise.all(
+        [start + 1, start + 2].map(async (n) =>
+          Number(
+            (
+              (await rpc(t.url, "eth_getBlockByNumber", [`0x${n.toString(16)}`, false])).result as {
+                timestamp: string;
+              }
+            ).timestamp,
+          ),
+        ),
+      );
+      expect(timestamps[1]! - timestamps[0]!).toBeGreaterThanOrEqual(1);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it("manual: mines only on evm_mine / anvil_mine, with strictly increasing timestamps", async () => {
+    const t = await startTestNode({ mining: { mode: "manual" } });
+    try {
+      await rpc(t.url, "eth_sendRawTransaction", [await signedTransfer(0)]);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await blockNumber(t.url)).toBe(0);
+      await rpc(t.url, "evm_mine");
+      expect(await blockNumber(t.url)).toBe(1);
+      await rpc(t.url, "anvil_mine", ["0x5"]);
+      expect(await blockNumber(t.url)).toBe(6);
+      await rpc(t.url, "evm_setNextBlockTimestamp", ["0xf0000000"]);
+      await rpc(t.url, "evm_mine");
+      const block = (await rpc(t.url, "eth_getBlockByNumber", ["latest", false])).result as {
+        timestamp: string;
+      };
+      expect(block.timestamp).toBe("0xf0000000");
+      await rpc(t.url, "evm_mine");
+      const next = (await rpc(t.url, "eth_getBlockByNumber", ["latest", false])).result as {
+        timestamp: string;
+      };
+      expect(BigInt(next.timestamp)).toBe(0xf0000001n);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it("offers the mining controls only on development networks", async () => {
+    const t = await startTestNode({ network: "mainnet", mining: { mode: "manual" } });
+    try {
+      for (const method of ["evm_mine", "anvil_mine", "evm_setNextBlockTimestamp"]) {
+        const response = await rpc(t.url, method, method === "evm_setNextBlockTimestamp" ? ["0x1"] : []);
+        expect(response.error?.code, method).toBe(-32601);
+      }
+      expect((await rpc(t.url, "eth_chainId")).result).toBe("0x343a");
+      expect((await rpc(t.url, "eth_accounts")).result).toEqual([]);
+    } finally {
+      await t.stop();
+    }
+  });
+});
