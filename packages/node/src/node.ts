@@ -72,7 +72,13 @@ export async function createNode(
     chain,
     pool,
     producer,
-    calls: new CallExecutor(common, (block) => chain.stateAt(block), chainView, config.rpc.gasCap),
+    calls: new CallExecutor(
+      common,
+      (block) => chain.stateAt(block),
+      chainView,
+      config.rpc.gasCap,
+      config.rpc.maxQueueWaitMs,
+    ),
     devAccounts: new Map(devAccounts.map((a) => [a.address, a.privateKey])),
     clientVersion: CLIENT_VERSION,
   };

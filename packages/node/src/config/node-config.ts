@@ -24,6 +24,8 @@ export interface NodeConfig {
     readonly maxLogRange: number;
     /** Most logs one eth_getLogs may return. */
     readonly maxLogResults: number;
+    /** Longest a call or estimate may wait for the execution queue before it is refused. */
+    readonly maxQueueWaitMs: number;
   };
   readonly mining: { readonly mode: MiningMode; readonly blockTimeSeconds: number };
   readonly txpool: {
@@ -48,6 +50,7 @@ export const DEFAULTS = {
   maxTxBytes: 128 * 1024,
   maxLogRange: 10_000,
   maxLogResults: 10_000,
+  maxQueueWaitMs: 500,
   maxPerSender: 512,
   maxTotal: 20_000,
   priceBumpPercent: 10,
@@ -84,6 +87,7 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
       maxTxBytes: DEFAULTS.maxTxBytes,
       maxLogRange: DEFAULTS.maxLogRange,
       maxLogResults: DEFAULTS.maxLogResults,
+      maxQueueWaitMs: DEFAULTS.maxQueueWaitMs,
       ...overrides.rpc,
     },
     mining: {

@@ -30,3 +30,13 @@ export class NotFoundError extends DomainError {}
 
 /** A method that only exists on development networks, called elsewhere. */
 export class DevOnlyError extends DomainError {}
+
+/** The node is too busy to start the work in time; the client should retry later. */
+export class BusyError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+  }
+}

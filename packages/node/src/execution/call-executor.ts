@@ -6,7 +6,7 @@ import { Address, createZeroAddress, hexToBytes } from "@ethereumjs/util";
 import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { CallRequest } from "@strata/protocol";
-import { ExecutionError, RevertError } from "../errors/domain-errors.js";
+import { BusyError, ExecutionError, RevertError } from "../errors/domain-errors.js";
 import type { ChainView } from "./chain-view.js";
 import { OverlayStateManager } from "./overlay-state.js";
 import { decodeRevertReason } from "./revert-reason.js";
@@ -31,7 +31,8 @@ const TRANSFER_GAS = 21_000n;
 
 /**
  * Runs read-only transactions (`eth_call`, `eth_estimateGas`, `eth_createAccessList`) against the
- * state after a given block. Each run is discarded; calls on one VM are serialised.
+ * state after a given block. Each run is discarded; runs are serialised, and a run that waited
+ * longer than `maxQueueWaitMs` for its turn is refused instead of adding to the backlog.
  */
 export class CallExecutor {
   private cached: { root: Uint8Array; vm: Promise<VM>; overlay: OverlayStateManager } | undefined;
@@ -43,6 +44,7 @@ export class CallExecutor {
     private readonly stateAt: (block: Block) => MerkleStateManager,
     private readonly chainView: ChainView,
     private readonly gasCap: bigint,
+    private readonly maxQueueWaitMs: number,
   ) {}
 
   /** Executes `request` on top of `block` and returns its output; a revert throws {@link RevertError}. */
@@ -83,7 +85,10 @@ export class CallExecutor {
       if (Number(hi - lo) / Number(hi) < ESTIMATE_ERROR_RATIO) break;
       let mid = (hi + lo) / 2n;
       if (mid > lo * 2n) mid = lo * 2n;
-      const attempt = await this.run(request, block, mid).catch(() => undefined);
+      const attempt = await this.run(request, block, mid).catch((error: unknown) => {
+        if (error instanceof BusyError) throw error;
+        return undefined;
+      });
       if (!attempt || attempt.result.execResult.exceptionError) lo = mid;
       else hi = mid;
     }
@@ -146,7 +151,12 @@ export class CallExecutor {
     gasLimit: bigint,
     reportAccessList = false,
   ): Promise<CallOutcome> {
+    const enqueuedAt = performance.now();
     const job = this.lock.then(async () => {
+      const waited = performance.now() - enqueuedAt;
+      if (waited > this.maxQueueWaitMs) {
+        throw new BusyError(`execution queue wait exceeded ${this.maxQueueWaitMs} ms`, Math.ceil(waited));
+      }
       const { vm, overlay } = await this.vmAt(block);
       const tx = buildCallTx(request, gasLimit, this.common, block);
       const context = executionBlock(block, request, this.common);

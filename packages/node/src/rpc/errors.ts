@@ -1,6 +1,7 @@
 import {
   ExecutionRevertedError,
   InternalError,
+  LimitExceededError,
   MethodNotFoundError,
   RpcError,
   ServerError,
@@ -8,6 +9,7 @@ import {
   toData,
 } from "@strata/protocol";
 import {
+  BusyError,
   DevOnlyError,
   ExecutionError,
   InvalidTransactionError,
@@ -28,6 +30,12 @@ export function toRpcError(error: unknown, onUnexpected: (error: unknown) => voi
     return new ServerError(error.message);
   }
   if (error instanceof DevOnlyError) return new MethodNotFoundError(error.message);
+  if (error instanceof BusyError) {
+    return new LimitExceededError(error.message, {
+      limit: "executionQueue",
+      retryAfterMs: error.retryAfterMs,
+    });
+  }
   onUnexpected(error);
   return new InternalError();
 }
