@@ -197,3 +197,16 @@ export const StorageSlot = hexString("common.Hash").transform((s, ctx): bigint =
   }
   return BigInt(s);
 });
+
+/** A count given either as a JSON number or as a quantity string (geth's `HexOrDecimal64`). */
+export const HexOrDecimal = z
+  .union([z.number().int().nonnegative(), z.string()])
+  .transform((v, ctx): bigint => {
+    if (typeof v === "number") return BigInt(v);
+    if (/^0x/i.test(v)) {
+      if (!isQuantity(v) || v.length > 18) return fail(ctx as unknown as Ctx, v, quantityProblem(v));
+      return BigInt(v);
+    }
+    if (!/^\d{1,19}$/.test(v)) return fail(ctx as unknown as Ctx, v, `invalid number "${v}"`);
+    return BigInt(v);
+  });

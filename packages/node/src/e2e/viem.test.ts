@@ -238,7 +238,10 @@ describe("viem against a dev node", () => {
     const data = encodeFunctionData({ abi: TestToken.abi, functionName: "transfer", args: [recipient, 1n] });
     const result = await c.publicClient.createAccessList({ account: c.wallet.account, to: token, data });
     expect(result.gasUsed).toBeGreaterThan(21_000n);
-    expect(result.accessList).toEqual([]);
+    // The callee's touched slots are listed (the two balanceOf entries), as geth does.
+    expect(result.accessList).toHaveLength(1);
+    expect(result.accessList[0]?.address.toLowerCase()).toBe(token.toLowerCase());
+    expect(result.accessList[0]?.storageKeys).toHaveLength(2);
     const viaHelper = await rpc(t.url, "eth_createAccessList", [
       { from: devAccount(0).address, to: zeroAddress, data: "0x" },
     ]);

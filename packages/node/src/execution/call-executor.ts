@@ -104,12 +104,18 @@ export class CallExecutor {
       ...(request.to ? [request.to.toLowerCase()] : []),
       ...(traced.result.createdAddress ? [traced.result.createdAddress.toString()] : []),
     ]);
+    // As geth's access-list tracer: storage slots are listed for every contract, including the
+    // callee; an address without slots is listed only when it is not the sender, the callee, a
+    // created contract or a precompile (those are warm anyway).
     const accessList = (traced.result.accessList ?? [])
-      .filter((entry) => !excluded.has(entry.address.toLowerCase()) && !isPrecompile(entry.address))
       .map((entry) => ({
         address: entry.address.toLowerCase(),
         storageKeys: entry.storageKeys.map((k) => padKey(k)),
-      }));
+      }))
+      .filter(
+        (entry) =>
+          entry.storageKeys.length > 0 || (!excluded.has(entry.address) && !isPrecompile(entry.address)),
+      );
     const withList = await this.run(
       { ...request, accessList: accessList as CallRequest["accessList"] },
       block,

@@ -1,5 +1,5 @@
 import type { Block } from "@ethereumjs/block";
-import { BlockNumberOrTag, InvalidParamsError, Quantity, toQuantity } from "@strata/protocol";
+import { BlockNumberOrTag, HexOrDecimal, InvalidParamsError, toQuantity } from "@strata/protocol";
 import { z } from "zod";
 import { effectiveGasPrice } from "../../format/transaction.js";
 import { defineMethod } from "../../registry.js";
@@ -53,7 +53,7 @@ export const feeMethods = {
       toQuantity(services.chain.head.header.calcNextBlobGasPrice(services.chain.common)),
   }),
   eth_feeHistory: defineMethod({
-    params: [Quantity, BlockNumberOrTag, Percentiles],
+    params: [HexOrDecimal, BlockNumberOrTag, Percentiles],
     required: 2,
     handler: ([count, newest, percentiles], services) => {
       const last = findBlock(services, newest);
