@@ -2,7 +2,7 @@ import type { Block } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import { bytesToHex, equalsBytes } from "@ethereumjs/util";
+import { type Account, bytesToHex, createAddressFromString, equalsBytes } from "@ethereumjs/util";
 import type { NetworkFile } from "../config/network.js";
 import type { BuiltBlock } from "../execution/block-executor.js";
 import { buildGenesisBlock } from "../execution/genesis.js";
@@ -35,6 +35,9 @@ export class Chain {
   readonly events = new EventBus<ChainEvents>();
   private headBlock: Block;
   private headStateManager: MerkleStateManager | undefined;
+  /** Accounts read at the head, by lowercase address; dropped with every new head. */
+  private headAccounts = new Map<string, Account | undefined>();
+  private static readonly HEAD_ACCOUNTS_LIMIT = 100_000;
 
   private constructor(
     readonly store: ChainStore,
@@ -83,6 +86,28 @@ export class Chain {
     return this.headStateManager;
   }
 
+  /**
+   * The account at `address` (lowercase hex) after `block`. Head reads are answered from a per-head
+   * map, so the hottest queries of a node (balances and nonces at latest) skip the trie; the result
+   * is shared and must not be modified.
+   */
+  account(block: Block, address: string): Account | undefined | Promise<Account | undefined> {
+    if (block !== this.headBlock)
+      return this.states.at(block.header.stateRoot).getAccount(createAddressFromString(address));
+    const cached = this.headAccounts.get(address);
+    if (cached !== undefined || this.headAccounts.has(address)) return cached;
+    return this.readHeadAccount(block, address);
+  }
+
+  private async readHeadAccount(block: Block, address: string): Promise<Account | undefined> {
+    const account = await this.headState().getAccount(createAddressFromString(address));
+    if (block === this.headBlock) {
+      if (this.headAccounts.size >= Chain.HEAD_ACCOUNTS_LIMIT) this.headAccounts.clear();
+      this.headAccounts.set(address, account);
+    }
+    return account;
+  }
+
   /** A state manager at `block`'s post-state. */
   stateAt(block: Block): MerkleStateManager {
     return block === this.headBlock ? this.headState() : this.states.at(block.header.stateRoot);
@@ -93,6 +118,7 @@ export class Chain {
     await this.store.commitBlock(built);
     this.headBlock = built.block;
     this.headStateManager = undefined;
+    this.headAccounts = new Map();
     this.events.emit("newHead", { block: built.block, receipts: built.receipts });
   }
 }

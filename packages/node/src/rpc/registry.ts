@@ -38,7 +38,8 @@ export class MethodRegistry {
     const definition = this.methods.get(method);
     if (!definition) throw new MethodNotFoundError(method);
     const args = decodeParams(definition, params);
-    const result = await definition.handler(args as never, services);
+    const returned = definition.handler(args as never, services);
+    const result = returned instanceof Promise ? await returned : returned;
     return result === undefined ? "null" : JSON.stringify(result);
   }
 }

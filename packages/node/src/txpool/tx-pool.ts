@@ -66,7 +66,7 @@ export class TxPool {
     });
     const senderAddress = tx.getSenderAddress();
     const sender = senderAddress.toString();
-    const account = await this.chain.headState().getAccount(senderAddress);
+    const account = await this.chain.account(this.chain.head, sender);
     const stateNonce = account?.nonce ?? 0n;
     const balance = account?.balance ?? 0n;
     if (tx.nonce < stateNonce)
@@ -164,9 +164,9 @@ export class TxPool {
    */
   async onNewHead(dropped: readonly TypedTransaction[]): Promise<void> {
     for (const tx of dropped) this.remove(bytesToHex(tx.hash()));
-    const state = this.chain.headState();
+    const head = this.chain.head;
     for (const [sender, entry] of this.senders) {
-      const nonce = (await state.getAccount(entry.address))?.nonce ?? 0n;
+      const nonce = (await this.chain.account(head, sender))?.nonce ?? 0n;
       entry.stateNonce = nonce;
       for (const [txNonce, poolTx] of entry.byNonce) {
         if (txNonce < nonce) {

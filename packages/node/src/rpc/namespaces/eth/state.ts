@@ -7,27 +7,30 @@ function address(hex: string): Address {
   return new Address(Buffer.from(hex.slice(2), "hex"));
 }
 
+/** Applies `fn` to a value that may still be pending, without a promise when it is already there. */
+function then<T, R>(value: T | Promise<T>, fn: (resolved: T) => R): R | Promise<R> {
+  return value instanceof Promise ? value.then(fn) : fn(value);
+}
+
 /** Account state reads at any block (archive): balance, nonce, code, storage. */
 export const stateMethods = {
   eth_getBalance: defineMethod({
     params: [AddressParam, BlockSpec],
     required: 1,
-    handler: async ([who, at], services) => {
-      const block = requireBlock(services, at);
-      const account = await services.chain.stateAt(block).getAccount(address(who));
-      return toQuantity(account?.balance ?? 0n);
-    },
+    handler: ([who, at], services) =>
+      then(services.chain.account(requireBlock(services, at), who), (account) =>
+        toQuantity(account?.balance ?? 0n),
+      ),
   }),
   eth_getTransactionCount: defineMethod({
     params: [AddressParam, BlockSpec],
     required: 1,
-    handler: async ([who, at], services) => {
-      const block = requireBlock(services, at);
-      const account = await services.chain.stateAt(block).getAccount(address(who));
-      const nonce = account?.nonce ?? 0n;
-      const pending = at !== undefined && "tag" in at && at.tag === "pending";
-      return toQuantity(pending ? services.pool.pendingNonce(who, nonce) : nonce);
-    },
+    handler: ([who, at], services) =>
+      then(services.chain.account(requireBlock(services, at), who), (account) => {
+        const nonce = account?.nonce ?? 0n;
+        const pending = at !== undefined && "tag" in at && at.tag === "pending";
+        return toQuantity(pending ? services.pool.pendingNonce(who, nonce) : nonce);
+      }),
   }),
   eth_getCode: defineMethod({
     params: [AddressParam, BlockSpec],

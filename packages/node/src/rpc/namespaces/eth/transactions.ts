@@ -1,5 +1,4 @@
 import { createTx, type TypedTxData } from "@ethereumjs/tx";
-import { createAddressFromString } from "@ethereumjs/util";
 import { Bytes, CallRequest, Hash32 } from "@strata/protocol";
 import { TxPoolError } from "../../../errors/domain-errors.js";
 import { decodeRawTransaction } from "../../../txpool/decode.js";
@@ -60,7 +59,7 @@ export const transactionMethods = {
       const key = from ? services.devAccounts.get(from) : undefined;
       if (!from || !key) throw new TxPoolError("unknown account");
       const head = services.chain.head;
-      const account = await services.chain.headState().getAccount(createAddressFromString(from));
+      const account = await services.chain.account(head, from);
       const nonce = request.nonce ?? services.pool.pendingNonce(from, account?.nonce ?? 0n);
       const gasLimit = request.gas ?? (await services.calls.estimateGas({ ...request, nonce }, head));
       const input = request.input ?? request.data ?? "0x";
