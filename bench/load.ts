@@ -4,6 +4,8 @@ export interface HttpLoadOptions {
   url: string;
   /** Fixed JSON-RPC request body sent on every request. */
   body: string;
+  /** When set, the body of each request (overrides `body`): for loads that must not repeat a request. */
+  bodyFor?: (n: number) => string;
   /** Cheap per-response check; responses failing it count as errors (mismatches). */
   verifyBody: (body: string) => boolean;
   connections: number;
@@ -74,6 +76,11 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
     timeout: 10,
     verifyBody: options.verifyBody,
   };
+  const { bodyFor } = options;
+  if (bodyFor) {
+    let n = 0;
+    base.requests = [{ method: "POST", setupRequest: (request) => ({ ...request, body: bodyFor(n++) }) }];
+  }
   if (options.warmupSeconds > 0) {
     const warm = await runOnce({ ...base, duration: options.warmupSeconds }, false);
     const warmErrors = warm.result.errors + warm.result.non2xx + warm.result.mismatches;

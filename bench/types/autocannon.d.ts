@@ -16,6 +16,16 @@ declare module "autocannon" {
       body?: string | Buffer;
       title?: string;
       verifyBody?: (body: string) => boolean;
+      /** Request templates; `setupRequest` may rewrite each request before it is sent. */
+      requests?: RequestTemplate[];
+    }
+
+    interface RequestTemplate {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string | Buffer;
+      setupRequest?: (request: RequestTemplate) => RequestTemplate;
     }
 
     interface Histogram {

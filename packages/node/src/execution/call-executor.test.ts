@@ -25,7 +25,8 @@ describe("call execution limits", () => {
       jsonrpc: "2.0",
       id,
       method: "eth_call",
-      params: [{ to: looper, gas: "0x989680" }, "latest"],
+      // Distinct gas limits: identical calls at one block would be answered from the result cache.
+      params: [{ to: looper, gas: `0x${(10_000_001 + id).toString(16)}` }, "latest"],
     }));
     const responses = (await rawRpc(t.url, JSON.stringify(batch))).body as {
       error?: { code: number; message: string };

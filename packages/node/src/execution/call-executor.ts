@@ -7,6 +7,7 @@ import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { CallRequest } from "@strata/protocol";
 import { BusyError, ExecutionError, RevertError } from "../errors/domain-errors.js";
+import { CallResultCache } from "./call-result-cache.js";
 import type { ChainView } from "./chain-view.js";
 import { OverlayStateManager } from "./overlay-state.js";
 import { decodeRevertReason } from "./revert-reason.js";
@@ -37,6 +38,7 @@ const TRANSFER_GAS = 21_000n;
 export class CallExecutor {
   private cached: { root: Uint8Array; vm: Promise<VM>; overlay: OverlayStateManager } | undefined;
   private lock: Promise<unknown> = Promise.resolve();
+  private readonly results = new CallResultCache();
 
   constructor(
     private readonly common: Common,
@@ -47,12 +49,27 @@ export class CallExecutor {
     private readonly maxQueueWaitMs: number,
   ) {}
 
-  /** Executes `request` on top of `block` and returns its output; a revert throws {@link RevertError}. */
-  async call(request: CallRequest, block: Block): Promise<CallOutcome> {
+  /**
+   * Executes `request` on top of `block` and returns its return data; a revert throws
+   * {@link RevertError}. Outcomes are remembered per (block, request) in a bounded cache.
+   */
+  async call(request: CallRequest, block: Block): Promise<Uint8Array> {
+    const blockHash = block.hash();
+    const cached = this.results.get(blockHash, request);
+    if (cached) {
+      if ("error" in cached) throw cached.error;
+      return cached.ok;
+    }
     const gas = this.capGas(request.gas ?? this.gasCap);
     const outcome = await this.run(request, block, gas);
-    throwOnFailure(outcome.result);
-    return outcome;
+    try {
+      throwOnFailure(outcome.result);
+    } catch (error) {
+      this.results.set(blockHash, request, { error: error as Error });
+      throw error;
+    }
+    this.results.set(blockHash, request, { ok: outcome.returnValue });
+    return outcome.returnValue;
   }
 
   /** Finds the smallest gas limit (within 1.5 %) with which `request` succeeds, by binary search as geth does. */

@@ -4,6 +4,7 @@ import { createTx } from "@ethereumjs/tx";
 import { createVM } from "@ethereumjs/vm";
 import type { NetworkFile } from "../config/network.js";
 import { nativeCrypto } from "../crypto/native-crypto.js";
+import { cacheJumpAnalysis, fastEipLookup } from "./evm-tuning.js";
 
 /**
  * Builds the @ethereumjs Common of a network from its geth-format genesis, with native sender
@@ -19,6 +20,8 @@ export async function createChainCommon(network: NetworkFile): Promise<Common> {
   );
   common.setHardforkBy({ blockNumber: 0n, timestamp: BigInt(network.genesis.timestamp) });
   memoizeParamUpdates(common);
+  fastEipLookup(common);
+  await cacheJumpAnalysis();
   // Merge every package's parameter table into this Common before any copy of it is made.
   createBlockHeader({}, { common });
   createTx({}, { common });

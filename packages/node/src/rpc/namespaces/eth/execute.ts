@@ -8,8 +8,7 @@ export const executeMethods = {
     params: [CallRequest, BlockSpec],
     required: 1,
     handler: async ([request, at], services) => {
-      const outcome = await services.calls.call(request, requireBlock(services, at));
-      return toData(outcome.returnValue);
+      return toData(await services.calls.call(request, requireBlock(services, at)));
     },
   }),
   eth_estimateGas: defineMethod({
