@@ -1,4 +1,4 @@
-import { type Block, createBlock } from "@ethereumjs/block";
+import { Block, createBlock } from "@ethereumjs/block";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import {
   BlockBuilder,
@@ -35,6 +35,7 @@ interface BuilderState {
  */
 export class StreamingBlockBuilder extends BlockBuilder {
   private executionBlock: Block | undefined;
+  private roots: { transactions: Uint8Array; receipts: Uint8Array } | undefined;
 
   /** Creates a builder and runs the block's start-of-block system calls, like `buildBlock`. */
   static async start(vm: VM, opts: BuildBlockOpts): Promise<StreamingBlockBuilder> {
@@ -43,7 +44,27 @@ export class StreamingBlockBuilder extends BlockBuilder {
     return builder;
   }
 
+  /**
+   * Seals the block like the stock builder, but keeps the transaction objects already executed
+   * (the stock `build` re-creates each of them from its fields, which costs as much as decoding it).
+   */
+  override async build(sealOpts?: Parameters<BlockBuilder["build"]>[0]): ReturnType<BlockBuilder["build"]> {
+    const state = this as unknown as BuilderState;
+    const transactions = state.transactions;
+    this.roots = { transactions: await this.transactionsTrie(), receipts: await this.receiptTrie() };
+    state.transactions = [];
+    try {
+      const built = await super.build(sealOpts);
+      const { header, withdrawals } = built.block;
+      return { ...built, block: new Block(header, transactions, [], withdrawals, state.blockOpts) };
+    } finally {
+      state.transactions = transactions;
+      this.roots = undefined;
+    }
+  }
+
   override async transactionsTrie(): Promise<Uint8Array> {
+    if (this.roots) return this.roots.transactions;
     const state = this as unknown as BuilderState;
     return orderedTrieRoot(
       state.transactions.map((tx) => tx.serialize()),
@@ -52,6 +73,7 @@ export class StreamingBlockBuilder extends BlockBuilder {
   }
 
   override async receiptTrie(): Promise<Uint8Array> {
+    if (this.roots) return this.roots.receipts;
     const state = this as unknown as BuilderState;
     return orderedTrieRoot(
       state.transactionResults.map((result, i) => encodeReceipt(result.receipt, state.transactions[i]!.type)),

@@ -1,10 +1,25 @@
 import type { Common } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
-import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
+import {
+  create1559FeeMarketTxFromBytesArray,
+  createAccessList2930TxFromBytesArray,
+  createEOACode7702TxFromBytesArray,
+  createLegacyTxFromBytesArray,
+  type TxOptions,
+  type TypedTransaction,
+} from "@ethereumjs/tx";
 import { bytesToBigInt } from "@ethereumjs/util";
 import { InvalidTransactionError } from "../errors/domain-errors.js";
 
-const SUPPORTED_TYPES = new Set([0, 1, 2, 4]);
+type FromValues = (values: never, opts: TxOptions) => TypedTransaction;
+
+/** Constructors from decoded RLP fields, by EIP-2718 type (0: legacy). */
+const FROM_VALUES = new Map<number, FromValues>([
+  [0, createLegacyTxFromBytesArray as FromValues],
+  [1, createAccessList2930TxFromBytesArray as FromValues],
+  [2, create1559FeeMarketTxFromBytesArray as FromValues],
+  [4, createEOACode7702TxFromBytesArray as FromValues],
+]);
 
 /**
  * Decodes a raw signed transaction (RLP legacy or EIP-2718 typed envelope) and checks what can never
@@ -15,8 +30,8 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common, maxBytes: 
   if (raw.length > maxBytes) throw new InvalidTransactionError("oversized data");
   const first = raw[0]!;
   const typed = first <= 0x7f;
-  if (typed && !SUPPORTED_TYPES.has(first))
-    throw new InvalidTransactionError("transaction type not supported");
+  const fromValues = FROM_VALUES.get(typed ? first : 0);
+  if (!fromValues) throw new InvalidTransactionError("transaction type not supported");
   let fields: unknown;
   try {
     fields = RLP.decode(typed ? raw.subarray(1) : raw);
@@ -30,7 +45,7 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common, maxBytes: 
     throw new InvalidTransactionError("invalid chain id for signer");
   let tx: TypedTransaction;
   try {
-    tx = createTxFromRLP(raw, { common });
+    tx = fromValues(fields as never, { common });
   } catch (error) {
     throw new InvalidTransactionError(`invalid transaction: ${cleanMessage(error)}`);
   }
