@@ -40,7 +40,7 @@ export class StateFactory {
 }
 
 /** Entries per LRU cache: the cache preallocates its capacity, and a head cache lives for one block. */
-const LRU_SIZE = 10_000;
+const LRU_SIZE = 2_000;
 
 function createCaches(kind: "lru" | "map"): Caches {
   if (kind === "map") {

@@ -96,7 +96,10 @@ export class BlockProducer {
     for (const { tx, error } of built.rejected) {
       this.log.debug({ hash: tx.hash(), reason: error.message }, "transaction dropped by block producer");
     }
-    await this.pool.onNewHead(built.rejected.map((r) => r.tx));
+    await this.pool.onNewHead(
+      built,
+      built.rejected.map((r) => r.tx),
+    );
     this.log.debug(
       { number: built.block.header.number, txs: built.block.transactions.length },
       "block committed",

@@ -1,7 +1,7 @@
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
 import { bytesToHex } from "@ethereumjs/util";
-import type { Chain } from "../chain/chain.js";
+import type { Chain, NewHead } from "../chain/chain.js";
 import type { NodeConfig } from "../config/node-config.js";
 import { TxPoolError } from "../errors/domain-errors.js";
 import { effectiveTip, maxFee, maxTip } from "./fees.js";
@@ -160,13 +160,20 @@ export class TxPool {
 
   /**
    * Brings the pool in line with a new head: drops transactions whose nonce is now used and those
-   * the block producer found invalid (`dropped`).
+   * the block producer found invalid (`dropped`). Senders with a transaction in the block get their
+   * next nonce from it; the others (whose nonce can still move, e.g. as EIP-7702 authorities) are
+   * read from the new head state.
    */
-  async onNewHead(dropped: readonly TypedTransaction[]): Promise<void> {
+  async onNewHead(head: NewHead, dropped: readonly TypedTransaction[]): Promise<void> {
     for (const tx of dropped) this.remove(bytesToHex(tx.hash()));
-    const head = this.chain.head;
+    const included = new Map<string, bigint>();
+    const { transactions } = head.block;
+    head.receipts.forEach((receipt, i) => {
+      const authorizes = transactions[i]!.type === 4;
+      if (!authorizes) included.set(bytesToHex(receipt.sender), transactions[i]!.nonce + 1n);
+    });
     for (const [sender, entry] of this.senders) {
-      const nonce = (await this.chain.account(head, sender))?.nonce ?? 0n;
+      const nonce = included.get(sender) ?? (await this.chain.account(head.block, sender))?.nonce ?? 0n;
       entry.stateNonce = nonce;
       for (const [txNonce, poolTx] of entry.byNonce) {
         if (txNonce < nonce) {
