@@ -84,6 +84,7 @@ export async function runNode(argv: readonly string[], out: (line: string) => vo
   await node.start();
   printBanner(node, out);
   out(`ready ${node.rpcUrl}`);
+  out(`ready ${node.wsUrl}`);
   await untilSignal();
   await node.stop();
   return 0;

@@ -26,6 +26,14 @@ export interface NodeConfig {
     readonly maxLogResults: number;
     /** Longest a call or estimate may wait for the execution queue before it is refused. */
     readonly maxQueueWaitMs: number;
+    /** Open WebSocket connections at most. */
+    readonly maxWsConnections: number;
+    /** Subscriptions per WebSocket connection at most. */
+    readonly maxSubscriptionsPerConnection: number;
+    /** Largest WebSocket message accepted, in bytes. */
+    readonly maxWsMessageBytes: number;
+    /** A WebSocket client with more than this many bytes queued for it is disconnected. */
+    readonly maxWsQueuedBytes: number;
   };
   readonly mining: { readonly mode: MiningMode; readonly blockTimeSeconds: number };
   readonly txpool: {
@@ -51,6 +59,10 @@ export const DEFAULTS = {
   maxLogRange: 10_000,
   maxLogResults: 10_000,
   maxQueueWaitMs: 500,
+  maxWsConnections: 10_000,
+  maxSubscriptionsPerConnection: 1024,
+  maxWsMessageBytes: 15 * 1024 * 1024,
+  maxWsQueuedBytes: 8 * 1024 * 1024,
   maxPerSender: 512,
   maxTotal: 20_000,
   priceBumpPercent: 10,
@@ -88,6 +100,10 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
       maxLogRange: DEFAULTS.maxLogRange,
       maxLogResults: DEFAULTS.maxLogResults,
       maxQueueWaitMs: DEFAULTS.maxQueueWaitMs,
+      maxWsConnections: DEFAULTS.maxWsConnections,
+      maxSubscriptionsPerConnection: DEFAULTS.maxSubscriptionsPerConnection,
+      maxWsMessageBytes: DEFAULTS.maxWsMessageBytes,
+      maxWsQueuedBytes: DEFAULTS.maxWsQueuedBytes,
       ...overrides.rpc,
     },
     mining: {

@@ -9,7 +9,7 @@ import {
 } from "@strata/protocol";
 import type { Logger } from "pino";
 import { toRpcError } from "./errors.js";
-import type { MethodRegistry } from "./registry.js";
+import type { MethodRegistry, RpcContext } from "./registry.js";
 import type { RpcServices } from "./services.js";
 
 /** The answer to one body: JSON text, or nothing when every request was a notification. */
@@ -30,27 +30,30 @@ export class RpcDispatcher {
     private readonly log: Logger,
   ) {}
 
-  /** Answers a raw body. */
-  async dispatch(text: string): Promise<DispatchResult> {
+  /** Answers a raw body; `context` describes the connection it came over. */
+  async dispatch(text: string, context: RpcContext = {}): Promise<DispatchResult> {
     const parsed: ParsedBody = parseBody(text, this.services.config.rpc.maxBatch);
     if (parsed.kind === "invalid")
       return { body: encodeError("null", parsed.error), status: parsed.error.httpStatus };
     if (parsed.kind === "single") {
-      const answer = await this.answer(parsed.entry);
+      const answer = await this.answer(parsed.entry, context);
       return { body: answer, status: 200 };
     }
-    const answers = await Promise.all(parsed.entries.map((entry) => this.answer(entry)));
+    const answers = await Promise.all(parsed.entries.map((entry) => this.answer(entry, context)));
     const present = answers.filter((a): a is string => a !== undefined);
     return { body: present.length > 0 ? `[${present.join(",")}]` : undefined, status: 200 };
   }
 
-  private async answer(entry: RpcRequest | RejectedRequest): Promise<string | undefined> {
+  private async answer(
+    entry: RpcRequest | RejectedRequest,
+    context: RpcContext,
+  ): Promise<string | undefined> {
     if (isRejected(entry)) return encodeError(entry.idJson, entry.error);
     let response: string;
     try {
       response = encodeResult(
         entry.idJson,
-        await this.registry.call(entry.method, entry.params, this.services),
+        await this.registry.call(entry.method, entry.params, this.services, context),
       );
     } catch (error) {
       const rpcError = toRpcError(error, (e) =>

@@ -1,6 +1,13 @@
 import { describeIssue, InvalidParamsError, MethodNotFoundError } from "@strata/protocol";
 import type { z } from "zod";
 import type { RpcServices } from "./services.js";
+import type { SubscriptionSink } from "./subscriptions/subscription-sink.js";
+
+/** What a transport tells a method about the request's origin. */
+export interface RpcContext {
+  /** The long-lived connection the request came over (WebSocket), which can receive notifications. */
+  readonly connection?: SubscriptionSink;
+}
 
 type Schemas = readonly z.ZodType[];
 type Outputs<S extends Schemas> = { -readonly [K in keyof S]: z.output<S[K]> };
@@ -10,7 +17,7 @@ export interface MethodDefinition<S extends Schemas = Schemas> {
   readonly params: S;
   /** How many leading parameters are required; the rest may be omitted or null. */
   readonly required: number;
-  readonly handler: (args: Outputs<S>, services: RpcServices) => unknown;
+  readonly handler: (args: Outputs<S>, services: RpcServices, context: RpcContext) => unknown;
 }
 
 /** Declares a method with typed handler arguments inferred from its parameter schemas. */
@@ -34,11 +41,16 @@ export class MethodRegistry {
   }
 
   /** Validates `params` against the method's schemas and runs its handler; returns the result as JSON text. */
-  async call(method: string, params: readonly unknown[], services: RpcServices): Promise<string> {
+  async call(
+    method: string,
+    params: readonly unknown[],
+    services: RpcServices,
+    context: RpcContext = {},
+  ): Promise<string> {
     const definition = this.methods.get(method);
     if (!definition) throw new MethodNotFoundError(method);
     const args = decodeParams(definition, params);
-    const returned = definition.handler(args as never, services);
+    const returned = definition.handler(args as never, services, context);
     const result = returned instanceof Promise ? await returned : returned;
     return result === undefined ? "null" : JSON.stringify(result);
   }

@@ -5,6 +5,7 @@ import { createNode, type StrataNode } from "../node.js";
 export interface TestNode {
   readonly node: StrataNode;
   readonly url: string;
+  readonly wsUrl: string;
   stop(): Promise<void>;
 }
 
@@ -12,5 +13,5 @@ export interface TestNode {
 export async function startTestNode(overrides: NodeConfigOverrides = {}): Promise<TestNode> {
   const node = await createNode(testConfig(overrides));
   await node.start();
-  return { node, url: node.rpcUrl, stop: () => node.stop() };
+  return { node, url: node.rpcUrl, wsUrl: node.wsUrl, stop: () => node.stop() };
 }
