@@ -13,7 +13,9 @@ import { BlockProducer } from "./producer/block-producer.js";
 import { RpcDispatcher } from "./rpc/dispatcher.js";
 import { createMethodRegistry } from "./rpc/methods.js";
 import { HttpRpcServer } from "./rpc/server/http.js";
+import { WebSocketRpcServer } from "./rpc/server/ws.js";
 import type { RpcServices } from "./rpc/services.js";
+import { SubscriptionManager } from "./rpc/subscriptions/subscription-manager.js";
 import { ChainStore } from "./storage/chain-store.js";
 import type { KVStore } from "./storage/kv.js";
 import { LmdbKV } from "./storage/lmdb-kv.js";
@@ -34,6 +36,8 @@ export interface StrataNode {
   readonly logger: Logger;
   /** The HTTP JSON-RPC URL, once started. */
   rpcUrl: string;
+  /** The WebSocket JSON-RPC URL (same port), once started. */
+  wsUrl: string;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -67,6 +71,7 @@ export async function createNode(
     logger.child({ module: "producer" }),
   );
   const devAccounts = deriveDevAccounts(config.network);
+  const subscriptions = new SubscriptionManager(chain, config.rpc.maxSubscriptionsPerConnection);
   const services: RpcServices = {
     config,
     chain,
@@ -79,11 +84,13 @@ export async function createNode(
       config.rpc.gasCap,
       config.rpc.maxQueueWaitMs,
     ),
+    subscriptions,
     devAccounts: new Map(devAccounts.map((a) => [a.address, a.privateKey])),
     clientVersion: CLIENT_VERSION,
   };
   const dispatcher = new RpcDispatcher(createMethodRegistry(), services, logger.child({ module: "rpc" }));
   const http = new HttpRpcServer(dispatcher, config.rpc);
+  const ws = new WebSocketRpcServer(http.server, dispatcher, subscriptions, config.rpc);
 
   const node: StrataNode = {
     config,
@@ -94,12 +101,16 @@ export async function createNode(
     devAccounts,
     logger,
     rpcUrl: "",
+    wsUrl: "",
     async start() {
       node.rpcUrl = await http.listen();
+      node.wsUrl = node.rpcUrl.replace(/^http/, "ws");
       producer.start();
       logger.info({ url: node.rpcUrl, head: Number(chain.head.header.number) }, "serving JSON-RPC");
     },
     async stop() {
+      await ws.close();
+      subscriptions.close();
       await http.close();
       await producer.stop();
       await store.close();

@@ -5,6 +5,7 @@ import { executeMethods } from "./namespaces/eth/execute.js";
 import { feeMethods } from "./namespaces/eth/fees.js";
 import { logMethods } from "./namespaces/eth/logs.js";
 import { stateMethods } from "./namespaces/eth/state.js";
+import { subscriptionMethods } from "./namespaces/eth/subscribe.js";
 import { transactionMethods } from "./namespaces/eth/transactions.js";
 import { netMethods, web3Methods } from "./namespaces/net.js";
 import { MethodRegistry } from "./registry.js";
@@ -19,6 +20,7 @@ export function createMethodRegistry(): MethodRegistry {
     .register(executeMethods)
     .register(feeMethods)
     .register(logMethods)
+    .register(subscriptionMethods)
     .register(netMethods)
     .register(web3Methods)
     .register(devMethods);

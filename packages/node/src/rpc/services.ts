@@ -6,6 +6,7 @@ import { NotFoundError } from "../errors/domain-errors.js";
 import type { CallExecutor } from "../execution/call-executor.js";
 import type { BlockProducer } from "../producer/block-producer.js";
 import type { TxPool } from "../txpool/tx-pool.js";
+import type { SubscriptionManager } from "./subscriptions/subscription-manager.js";
 
 /** What RPC handlers may use: the node's services. Handlers hold no state of their own. */
 export interface RpcServices {
@@ -14,6 +15,7 @@ export interface RpcServices {
   readonly pool: TxPool;
   readonly producer: BlockProducer;
   readonly calls: CallExecutor;
+  readonly subscriptions: SubscriptionManager;
   /** Private keys of the unlocked development accounts (dev networks only), by lowercase address. */
   readonly devAccounts: ReadonlyMap<string, Uint8Array>;
   readonly clientVersion: string;
