@@ -10,4 +10,4 @@ export {
 } from "./config/node-config.js";
 export { nativeCryptoAvailable, nativeKeccakAvailable } from "./crypto/native-crypto.js";
 export { type DevAccount, deriveDevAccounts, privateKeyHex } from "./dev-accounts.js";
-export { CLIENT_VERSION, createNode, type StrataNode } from "./node.js";
+export { CLIENT_VERSION, createNode, type NodeStatus, type StrataNode } from "./node.js";

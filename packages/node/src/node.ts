@@ -11,6 +11,7 @@ import { StateFactory } from "./execution/state-factory.js";
 import { createLogger } from "./logger.js";
 import { BlockProducer } from "./producer/block-producer.js";
 import { RpcDispatcher } from "./rpc/dispatcher.js";
+import { FilterManager } from "./rpc/filters/filter-manager.js";
 import { createMethodRegistry } from "./rpc/methods.js";
 import { HttpRpcServer } from "./rpc/server/http.js";
 import { WebSocketRpcServer } from "./rpc/server/ws.js";
@@ -38,8 +39,18 @@ export interface StrataNode {
   rpcUrl: string;
   /** The WebSocket JSON-RPC URL (same port), once started. */
   wsUrl: string;
+  /** Live figures: head, pool size, WebSocket connections and subscriptions. */
+  status(): NodeStatus;
   start(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** Live figures of a running node. */
+export interface NodeStatus {
+  readonly head: bigint;
+  readonly pendingTransactions: number;
+  readonly wsConnections: number;
+  readonly subscriptions: number;
 }
 
 /** The client version reported by `web3_clientVersion`. */
@@ -72,6 +83,7 @@ export async function createNode(
   );
   const devAccounts = deriveDevAccounts(config.network);
   const subscriptions = new SubscriptionManager(chain, config.rpc.maxSubscriptionsPerConnection);
+  const filters = new FilterManager(chain.events);
   const services: RpcServices = {
     config,
     chain,
@@ -85,6 +97,7 @@ export async function createNode(
       config.rpc.maxQueueWaitMs,
     ),
     subscriptions,
+    filters,
     devAccounts: new Map(devAccounts.map((a) => [a.address, a.privateKey])),
     clientVersion: CLIENT_VERSION,
   };
@@ -102,6 +115,12 @@ export async function createNode(
     logger,
     rpcUrl: "",
     wsUrl: "",
+    status: () => ({
+      head: chain.head.header.number,
+      pendingTransactions: pool.size,
+      wsConnections: ws.connections,
+      subscriptions: subscriptions.size,
+    }),
     async start() {
       node.rpcUrl = await http.listen();
       node.wsUrl = node.rpcUrl.replace(/^http/, "ws");
@@ -111,6 +130,7 @@ export async function createNode(
     async stop() {
       await ws.close();
       subscriptions.close();
+      filters.stop();
       await http.close();
       await producer.stop();
       await store.close();

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { devAccount, rpc, viemClients } from "../../e2e/clients.js";
 import { startTestNode, type TestNode } from "../../testing/test-node.js";
+import { createSink } from "./ws.js";
 
 let t: TestNode;
 
@@ -172,18 +173,46 @@ describe("WebSocket transport", () => {
     client.close();
   });
 
-  it("drops every subscription of a closed connection", async () => {
-    const before = t.node.chain.events;
-    expect(before).toBeDefined();
-    const clients = await Promise.all(Array.from({ length: 50 }, () => Client.open(t.wsUrl)));
-    await Promise.all(clients.map((c) => c.call("eth_subscribe", ["newHeads"])));
-    const services = (t.node.dispatcher as unknown as { services: { subscriptions: { size: number } } })
-      .services;
-    expect(services.subscriptions.size).toBeGreaterThanOrEqual(50);
-    for (const c of clients) c.ws.terminate();
-    for (let i = 0; i < 100 && services.subscriptions.size > 0; i++)
-      await new Promise((r) => setTimeout(r, 10));
-    expect(services.subscriptions.size).toBe(0);
+  it("leaks nothing through thousands of abrupt disconnects", async () => {
+    for (let round = 0; round < 10; round++) {
+      const clients = await Promise.all(Array.from({ length: 200 }, () => Client.open(t.wsUrl)));
+      await Promise.all(clients.map((c) => c.call("eth_subscribe", ["newHeads"])));
+      expect(t.node.status().subscriptions).toBe(200);
+      for (const c of clients) c.ws.terminate();
+      for (let i = 0; i < 200 && t.node.status().wsConnections > 0; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(t.node.status()).toMatchObject({ wsConnections: 0, subscriptions: 0 });
+    }
     expect((await rpc(t.url, "eth_chainId")).result).toBe("0x539");
+  });
+
+  it("disconnects a client that stops reading once too much is queued for it", () => {
+    const socket = { bufferedAmount: 0, sent: [] as string[], terminated: false };
+    const sink = createSink(
+      {
+        get readyState() {
+          return socket.terminated ? 3 : 1;
+        },
+        OPEN: 1,
+        get bufferedAmount() {
+          return socket.bufferedAmount;
+        },
+        send: ((text: string) => {
+          socket.sent.push(text);
+          socket.bufferedAmount += text.length;
+        }) as never,
+        terminate: () => {
+          socket.terminated = true;
+        },
+      } as never,
+      10,
+    );
+    expect(sink.send("12345")).toBe(true);
+    expect(sink.send("67890")).toBe(true);
+    expect(sink.send("abcde")).toBe(true);
+    expect(sink.send("late")).toBe(false);
+    expect(socket.terminated).toBe(true);
+    expect(socket.sent).toEqual(["12345", "67890", "abcde"]);
+    expect(sink.send("after")).toBe(false);
   });
 });

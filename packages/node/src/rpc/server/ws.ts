@@ -60,19 +60,7 @@ export class WebSocketRpcServer {
   }
 
   private accept(ws: WebSocket): void {
-    const limit = this.options.maxWsQueuedBytes;
-    const sink: SubscriptionSink = {
-      subscriptions: new Set(),
-      send(text: string): boolean {
-        if (ws.readyState !== ws.OPEN) return false;
-        if (ws.bufferedAmount > limit) {
-          ws.terminate();
-          return false;
-        }
-        ws.send(text);
-        return true;
-      },
-    };
+    const sink = createSink(ws, this.options.maxWsQueuedBytes);
     this.sinks.set(ws, sink);
     ws.on("message", (data, isBinary) => {
       if (isBinary) {
@@ -95,4 +83,26 @@ export class WebSocketRpcServer {
     if (!this.sinks.delete(ws)) return;
     this.subscriptions.dropConnection(sink);
   }
+}
+
+/** The parts of a WebSocket a {@link SubscriptionSink} uses. */
+export type SinkSocket = Pick<WebSocket, "readyState" | "OPEN" | "bufferedAmount" | "send" | "terminate">;
+
+/**
+ * Wraps a socket as a notification sink that refuses to buffer without bound: once more than
+ * `maxQueuedBytes` wait to be written to a client that does not read, the client is disconnected.
+ */
+export function createSink(ws: SinkSocket, maxQueuedBytes: number): SubscriptionSink {
+  return {
+    subscriptions: new Set(),
+    send(text: string): boolean {
+      if (ws.readyState !== ws.OPEN) return false;
+      if (ws.bufferedAmount > maxQueuedBytes) {
+        ws.terminate();
+        return false;
+      }
+      ws.send(text);
+      return true;
+    },
+  };
 }
