@@ -2,6 +2,7 @@ import type { Block } from "@ethereumjs/block";
 import { Bloom } from "@ethereumjs/vm";
 import type { Hex, RpcLog } from "@strata/protocol";
 import type { ChainStore } from "../storage/chain-store.js";
+import type { IndexCriteria } from "../storage/log-index.js";
 import type { StoredLog } from "../storage/records.js";
 import { formatLogsOf } from "./log-format.js";
 
@@ -43,8 +44,9 @@ export function bloomMayMatch(block: Block, criteria: LogCriteria): boolean {
 }
 
 /**
- * The logs of canonical blocks `from..to` matching `criteria`, in block order. Blocks whose bloom
- * excludes the criteria are skipped without reading receipts. Throws {@link TooManyLogsError} past `maxLogs`.
+ * The logs of canonical blocks `from..to` matching `criteria`, in block order. Candidate blocks come
+ * from the store's address/topic index, so blocks without a matching log are never read. Throws
+ * {@link TooManyLogsError} past `maxLogs`, naming the last block that still fit.
  */
 export function queryLogs(
   store: ChainStore,
@@ -54,14 +56,20 @@ export function queryLogs(
   maxLogs: number,
 ): RpcLog[] {
   const out: RpcLog[] = [];
-  for (let n = from; n <= to; n++) {
+  for (const n of store.logBlocks(indexCriteria(criteria), from, to)) {
     const block = store.blockByNumber(n);
     if (!block) break;
-    const before = out.length;
     collectBlockLogs(store, block, criteria, out);
-    if (out.length > maxLogs) throw new TooManyLogsError(before > 0 || n > from ? n - 1n : from);
+    if (out.length > maxLogs) throw new TooManyLogsError(n > from ? n - 1n : from);
   }
   return out;
+}
+
+function indexCriteria(criteria: LogCriteria): IndexCriteria {
+  return {
+    addresses: criteria.addresses.map(bytes),
+    topics: criteria.topics.map((alternatives) => (alternatives ? alternatives.map(bytes) : null)),
+  };
 }
 
 /** Appends the logs of one block matching `criteria` to `out`. */

@@ -2,6 +2,7 @@ import { type Block, createBlockFromRLP } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { utf8ToBytes } from "@ethereumjs/util";
 import type { KVStore, WriteOp } from "./kv.js";
+import { candidateBlocks, type IndexCriteria, logIndexWrites } from "./log-index.js";
 import {
   decodeReceipts,
   decodeTxLocation,
@@ -24,7 +25,8 @@ export interface BlockCommit {
 
 /**
  * The chain's persistent record over a {@link KVStore}: blocks by hash, the canonical number index,
- * receipts, the transaction index and the head pointer. A small cache keeps recently read blocks decoded.
+ * receipts, the transaction index, the log index (blocks by emitting address and topic) and the
+ * head pointer. A small cache keeps recently read blocks decoded.
  */
 export class ChainStore {
   private readonly cache = new Map<string, Block>();
@@ -82,6 +84,7 @@ export class ChainStore {
     const ops: WriteOp[] = [...commit.stateWrites];
     ops.push({ bucket: "blocks", key: hash, value: block.serialize() });
     ops.push({ bucket: "receipts", key: hash, value: encodeReceipts(commit.receipts) });
+    ops.push(...logIndexWrites(block.header.number, commit.receipts));
     block.transactions.forEach((tx, index) => {
       ops.push({ bucket: "txIndex", key: tx.hash(), value: encodeTxLocation({ blockHash: hash, index }) });
     });
@@ -89,6 +92,11 @@ export class ChainStore {
     ops.push({ bucket: "meta", key: HEAD_KEY, value: hash });
     await this.kv.commit(ops);
     this.remember(Buffer.from(hash).toString("hex"), block);
+  }
+
+  /** Canonical blocks in `[from, to]` that may hold logs matching `criteria`, ascending (from the log index). */
+  logBlocks(criteria: IndexCriteria, from: bigint, to: bigint): bigint[] {
+    return candidateBlocks(this.kv, criteria, from, to);
   }
 
   /** Closes the underlying store. */

@@ -1,5 +1,5 @@
 /** The named key spaces of the chain store. */
-export const BUCKETS = ["meta", "blocks", "canonical", "receipts", "txIndex", "trie"] as const;
+export const BUCKETS = ["meta", "blocks", "canonical", "receipts", "txIndex", "trie", "logIndex"] as const;
 /** One of {@link BUCKETS}. */
 export type Bucket = (typeof BUCKETS)[number];
 
@@ -16,6 +16,8 @@ export interface WriteOp {
  */
 export interface KVStore {
   get(bucket: Bucket, key: Uint8Array): Uint8Array | undefined;
+  /** The keys in `[start, end)`, in byte order. */
+  keys(bucket: Bucket, start: Uint8Array, end: Uint8Array): Iterable<Uint8Array>;
   commit(ops: readonly WriteOp[]): Promise<void>;
   close(): Promise<void>;
 }

@@ -33,6 +33,10 @@ export class LmdbKV implements KVStore {
     return this.dbs.get(bucket)!.getBinary(key) ?? undefined;
   }
 
+  *keys(bucket: Bucket, start: Uint8Array, end: Uint8Array): Iterable<Uint8Array> {
+    for (const key of this.dbs.get(bucket)!.getKeys({ start, end })) yield key as Uint8Array;
+  }
+
   async commit(ops: readonly WriteOp[]): Promise<void> {
     await this.root.transaction(() => {
       for (const op of ops) this.dbs.get(op.bucket)!.put(op.key, op.value);

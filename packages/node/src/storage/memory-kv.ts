@@ -1,4 +1,4 @@
-import { bytesToHex } from "@ethereumjs/util";
+import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import { BUCKETS, type Bucket, type KVStore, type WriteOp } from "./kv.js";
 
 /** An in-memory {@link KVStore} for tests and throwaway chains. */
@@ -7,6 +7,13 @@ export class MemoryKV implements KVStore {
 
   get(bucket: Bucket, key: Uint8Array): Uint8Array | undefined {
     return this.buckets.get(bucket)!.get(bytesToHex(key));
+  }
+
+  *keys(bucket: Bucket, start: Uint8Array, end: Uint8Array): Iterable<Uint8Array> {
+    const from = bytesToHex(start);
+    const to = bytesToHex(end);
+    const inRange = [...this.buckets.get(bucket)!.keys()].filter((k) => k >= from && k < to).sort();
+    for (const key of inRange) yield hexToBytes(key as `0x${string}`);
   }
 
   async commit(ops: readonly WriteOp[]): Promise<void> {
