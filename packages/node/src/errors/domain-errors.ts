@@ -40,3 +40,17 @@ export class BusyError extends DomainError {
     super(message);
   }
 }
+
+/** A filter id that was never installed, was uninstalled, or expired (geth's "filter not found"). */
+export class FilterNotFoundError extends NotFoundError {
+  constructor() {
+    super("filter not found");
+  }
+}
+
+/** Installing one more filter would exceed the node's limit of `max` filters. */
+export class TooManyFiltersError extends DomainError {
+  constructor(readonly max: number) {
+    super("too many filters");
+  }
+}

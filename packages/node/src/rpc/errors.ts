@@ -15,6 +15,7 @@ import {
   InvalidTransactionError,
   NotFoundError,
   RevertError,
+  TooManyFiltersError,
   TxPoolError,
 } from "../errors/domain-errors.js";
 
@@ -28,6 +29,9 @@ export function toRpcError(error: unknown, onUnexpected: (error: unknown) => voi
   if (error instanceof InvalidTransactionError) return new TransactionRejectedError(error.message);
   if (error instanceof TxPoolError || error instanceof ExecutionError || error instanceof NotFoundError) {
     return new ServerError(error.message);
+  }
+  if (error instanceof TooManyFiltersError) {
+    return new LimitExceededError(error.message, { limit: "filters", max: error.max });
   }
   if (error instanceof DevOnlyError) return new MethodNotFoundError(error.message);
   if (error instanceof BusyError) {

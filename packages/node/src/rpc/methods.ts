@@ -3,6 +3,7 @@ import { blockMethods } from "./namespaces/eth/blocks.js";
 import { chainInfoMethods } from "./namespaces/eth/chain-info.js";
 import { executeMethods } from "./namespaces/eth/execute.js";
 import { feeMethods } from "./namespaces/eth/fees.js";
+import { filterMethods } from "./namespaces/eth/filters.js";
 import { logMethods } from "./namespaces/eth/logs.js";
 import { stateMethods } from "./namespaces/eth/state.js";
 import { subscriptionMethods } from "./namespaces/eth/subscribe.js";
@@ -20,6 +21,7 @@ export function createMethodRegistry(): MethodRegistry {
     .register(executeMethods)
     .register(feeMethods)
     .register(logMethods)
+    .register(filterMethods)
     .register(subscriptionMethods)
     .register(netMethods)
     .register(web3Methods)

@@ -6,6 +6,7 @@ import { NotFoundError } from "../errors/domain-errors.js";
 import type { CallExecutor } from "../execution/call-executor.js";
 import type { BlockProducer } from "../producer/block-producer.js";
 import type { TxPool } from "../txpool/tx-pool.js";
+import type { FilterManager } from "./filters/filter-manager.js";
 import type { SubscriptionManager } from "./subscriptions/subscription-manager.js";
 
 /** What RPC handlers may use: the node's services. Handlers hold no state of their own. */
@@ -16,6 +17,8 @@ export interface RpcServices {
   readonly producer: BlockProducer;
   readonly calls: CallExecutor;
   readonly subscriptions: SubscriptionManager;
+  /** Polling filters of `eth_newFilter` and friends. */
+  readonly filters: FilterManager;
   /** Private keys of the unlocked development accounts (dev networks only), by lowercase address. */
   readonly devAccounts: ReadonlyMap<string, Uint8Array>;
   readonly clientVersion: string;
