@@ -6,8 +6,8 @@ import { formatLogsOf } from "../../chain/log-format.js";
 import { bloomMayMatch, type LogCriteria, matchesLog } from "../../chain/log-query.js";
 import { FilterNotFoundError, TooManyFiltersError } from "../../errors/domain-errors.js";
 import { formatTransaction } from "../format/transaction.js";
+import { newRpcId } from "../rpc-id.js";
 import { BoundedBuffer } from "./bounded-buffer.js";
-import { newFilterId } from "./filter-id.js";
 
 /** Default limits of a {@link FilterManager}. */
 export const FILTER_DEFAULTS = {
@@ -171,7 +171,7 @@ export class FilterManager {
 
   private base<K extends FilterKind, C extends FilterChange>(kind: K): FilterState<K, C> {
     return {
-      id: newFilterId(),
+      id: newRpcId(),
       kind,
       changes: new BoundedBuffer<C>(this.maxChanges),
       lastPolledAt: Date.now(),

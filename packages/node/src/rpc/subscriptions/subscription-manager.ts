@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { type Hex, type RpcLog, toData } from "@strata/protocol";
 import type { Chain, NewHead } from "../../chain/chain.js";
@@ -6,6 +5,7 @@ import { formatLogsOf } from "../../chain/log-format.js";
 import type { LogCriteria } from "../../chain/log-query.js";
 import { formatHeader } from "../format/block.js";
 import { formatTransaction } from "../format/transaction.js";
+import { newRpcId } from "../rpc-id.js";
 import type { SubscriptionSink } from "./subscription-sink.js";
 
 /** The subscription kinds of `eth_subscribe`. */
@@ -61,7 +61,7 @@ export class SubscriptionManager {
     options: SubscribeOptions = {},
   ): string | undefined {
     if (sink.subscriptions.size >= this.maxPerConnection) return undefined;
-    const id = `0x${randomBytes(16).toString("hex")}`;
+    const id = newRpcId();
     const subscription: Subscription = { id, kind, sink, ...options };
     this.byId.set(id, subscription);
     this.byKind.get(kind)!.add(subscription);

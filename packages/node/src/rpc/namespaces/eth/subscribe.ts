@@ -7,11 +7,11 @@ import {
   RpcError,
 } from "@strata/protocol";
 import { z } from "zod";
+import { toCriteria } from "../../log-search.js";
 import { defineMethod, type RpcContext } from "../../registry.js";
 import type { RpcServices } from "../../services.js";
 import { SUBSCRIPTION_KINDS, type SubscriptionKind } from "../../subscriptions/subscription-manager.js";
 import type { SubscriptionSink } from "../../subscriptions/subscription-sink.js";
-import { toCriteria } from "./logs.js";
 
 /** geth's answer to a subscription request over a transport without notifications (HTTP). */
 class NotificationsUnsupportedError extends RpcError {
