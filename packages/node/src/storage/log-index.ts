@@ -35,7 +35,9 @@ export function logIndexWrites(block: bigint, receipts: readonly StoredReceipt[]
   for (const receipt of receipts) {
     for (const log of receipt.logs) {
       add(ADDRESS, log.address);
-      log.topics.forEach((topic, position) => add(position, topic));
+      log.topics.forEach((topic, position) => {
+        add(position, topic);
+      });
     }
   }
   if (ops.length > 0) add(BLOCK, EMPTY);

@@ -1,10 +1,4 @@
-import {
-  InvalidParamsError,
-  LimitExceededError,
-  type LogFilter,
-  type RpcLog,
-  toQuantity,
-} from "@strata/protocol";
+import { InvalidParamsError, type LogFilter, type RpcLog } from "@strata/protocol";
 import { searchLogs, toCriteria } from "../log-search.js";
 import type { RpcServices } from "../services.js";
 import type { LogFilterSpec } from "./filter-manager.js";
