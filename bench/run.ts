@@ -239,7 +239,8 @@ async function main(): Promise<number> {
   console.log(table);
   console.log(
     "\nThroughput counts successful, validated responses (ingest: transactions mined per second, first send to last " +
-      "inclusion). Latency is per request (ingest: eth_sendRawTransaction).",
+      "inclusion; wsNewHeads: notifications delivered per second). Latency is per request (ingest: " +
+      "eth_sendRawTransaction; wsNewHeads: delivery lag behind the first client to receive the same block).",
   );
 
   const finishedAt = new Date();

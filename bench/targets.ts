@@ -9,8 +9,11 @@ import { fileURLToPath } from "node:url";
 import { RpcClient, sleep } from "./rpc.js";
 
 export type TargetName = "anvil" | "strata";
-/** `instant`: a block per transaction (anvil automine); `interval`: a block every second. */
-export type MiningMode = "instant" | "interval";
+/**
+ * `instant`: a block per transaction (anvil automine); `interval`: a block every second; `manual`: blocks
+ * only on `evm_mine` / `anvil_mine` (anvil `--no-mining`, Strata `--mining manual`).
+ */
+export type MiningMode = "instant" | "interval" | "manual";
 
 export const TARGETS: readonly TargetName[] = ["anvil", "strata"];
 export const CHAIN_ID = 1337;
@@ -23,8 +26,8 @@ export const STRATA_CLI = process.env.STRATA_CLI
   ? resolve(process.env.STRATA_CLI)
   : join(REPO_ROOT, "packages", "cli", "bin", "strata.js");
 
-const PORT_MIN = 18500;
-const PORT_MAX = 18599;
+/** Ports the nodes listen on: 18500-18599, or `BENCH_PORTS=LOW-HIGH`. */
+const [PORT_MIN, PORT_MAX] = portRange(process.env.BENCH_PORTS ?? "18500-18599");
 const READY_TIMEOUT_MS = 60_000;
 
 /** A target that cannot be benchmarked in this run (missing binary, failed start). */
@@ -50,6 +53,7 @@ export interface NodeHandle {
 
 /** Human-readable mining configuration, per target. */
 export function miningLabel(target: TargetName, mode: MiningMode): string {
+  if (mode === "manual") return target === "anvil" ? "--no-mining" : "manual";
   if (target === "anvil") return mode === "instant" ? "automine" : `--block-time ${BLOCK_TIME_SECONDS}`;
   return mode === "instant" ? "instant" : `interval ${BLOCK_TIME_SECONDS}s`;
 }
@@ -105,6 +109,16 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 // ---- ports ----
 
+function portRange(spec: string): [number, number] {
+  const match = /^(\d+)-(\d+)$/.exec(spec.trim());
+  const low = Number(match?.[1]);
+  const high = Number(match?.[2]);
+  if (!match || low < 1024 || high > 65535 || high - low < 10) {
+    throw new Error(`BENCH_PORTS must look like 18500-18599 (at least 11 ports), got "${spec}"`);
+  }
+  return [low, high];
+}
+
 let nextPort = PORT_MIN + 10;
 
 function portIsFree(port: number): Promise<boolean> {
@@ -115,7 +129,7 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-/** A free port in the bench range (18500-18599); each node gets a new one. */
+/** A free port in the bench range (18500-18599 unless `BENCH_PORTS` says otherwise); each node gets a new one. */
 export async function allocatePort(): Promise<number> {
   for (let tries = 0; tries <= PORT_MAX - PORT_MIN; tries++) {
     const port = nextPort;
@@ -147,6 +161,7 @@ async function startAnvil(mode: MiningMode): Promise<NodeHandle> {
   const port = await allocatePort();
   const args = ["--port", String(port), "--host", "127.0.0.1", "--silent", "--chain-id", String(CHAIN_ID)];
   if (mode === "interval") args.push("--block-time", String(BLOCK_TIME_SECONDS));
+  if (mode === "manual") args.push("--no-mining");
   const child = spawn(bin, args, { stdio: ["ignore", "ignore", "pipe"] });
   const output = captureOutput(child);
   const url = `http://127.0.0.1:${port}`;

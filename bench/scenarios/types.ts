@@ -24,7 +24,7 @@ export interface ScenarioContext {
 
 /** What one scenario measured on one node. */
 export interface Measurement {
-  unit: "req/s" | "tx/s";
+  unit: "req/s" | "tx/s" | "notif/s";
   throughput: number;
   p50Ms: number | null;
   p99Ms: number | null;
@@ -40,7 +40,8 @@ export interface Scenario {
   readonly description: string;
   /**
    * Node configurations to measure on, per target. Most scenarios use `instant`
-   * on both; ingest compares like-for-like block production as well.
+   * on both; ingest compares like-for-like block production as well, wsNewHeads
+   * needs 1 s blocks and the eth_getLogs scenarios build their chain with `manual`.
    */
   modes(target: TargetName): readonly MiningMode[];
   /**
