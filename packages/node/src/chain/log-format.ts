@@ -1,6 +1,6 @@
 import type { Block } from "@ethereumjs/block";
 import { type RpcLog, toData, toQuantity } from "@strata/protocol";
-import type { StoredLog, StoredReceipt } from "../storage/records.js";
+import type { BlockRef, StoredLog, StoredReceipt } from "../storage/records.js";
 
 /** Formats the logs of a block that pass `keep`, with block-wide log indexes (execution-apis `Log`). */
 export function formatLogsOf(
@@ -8,13 +8,26 @@ export function formatLogsOf(
   receipts: readonly StoredReceipt[],
   keep: (log: StoredLog, txIndex: number) => boolean = () => true,
 ): RpcLog[] {
-  const blockHash = toData(block.hash());
-  const blockNumber = toQuantity(block.header.number);
-  const blockTimestamp = toQuantity(block.header.timestamp);
+  return formatLogs(
+    { hash: block.hash(), number: block.header.number, timestamp: block.header.timestamp },
+    receipts,
+    keep,
+  );
+}
+
+/** Formats the logs of the block `ref` from its receipts alone (no block decoding). */
+export function formatLogs(
+  ref: BlockRef,
+  receipts: readonly StoredReceipt[],
+  keep: (log: StoredLog, txIndex: number) => boolean = () => true,
+): RpcLog[] {
+  const blockHash = toData(ref.hash);
+  const blockNumber = toQuantity(ref.number);
+  const blockTimestamp = toQuantity(ref.timestamp);
   const out: RpcLog[] = [];
   let logIndex = 0;
   receipts.forEach((receipt, txIndex) => {
-    const transactionHash = toData(block.transactions[txIndex]!.hash());
+    const transactionHash = toData(receipt.txHash);
     for (const log of receipt.logs) {
       if (keep(log, txIndex)) {
         out.push({

@@ -4,7 +4,7 @@ import type { Hex, RpcLog } from "@strata/protocol";
 import type { ChainStore } from "../storage/chain-store.js";
 import type { IndexCriteria } from "../storage/log-index.js";
 import type { StoredLog } from "../storage/records.js";
-import { formatLogsOf } from "./log-format.js";
+import { formatLogs, formatLogsOf } from "./log-format.js";
 
 /** Address and topic criteria of a log query, already normalised to lowercase hex. */
 export interface LogCriteria {
@@ -57,9 +57,10 @@ export function queryLogs(
 ): RpcLog[] {
   const out: RpcLog[] = [];
   for (const n of store.logBlocks(indexCriteria(criteria), from, to)) {
-    const block = store.blockByNumber(n);
-    if (!block) break;
-    collectBlockLogs(store, block, criteria, out);
+    const ref = store.blockRef(n);
+    const receipts = ref && store.receipts(ref.hash);
+    if (!ref || !receipts) break;
+    for (const log of formatLogs(ref, receipts, (l) => matchesLog(l, criteria))) out.push(log);
     if (out.length > maxLogs) throw new TooManyLogsError(n > from ? n - 1n : from);
   }
   return out;

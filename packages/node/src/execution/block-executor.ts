@@ -94,6 +94,7 @@ export class BlockExecutor {
           logs: receipt.logs.map(([address, topics, data]) => ({ address, topics, data })),
           sender: sender.bytes,
           contractAddress: result.createdAddress?.bytes,
+          txHash: tx.hash(),
         });
       } catch (error) {
         failedSenders.add(senderKey);

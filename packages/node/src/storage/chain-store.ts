@@ -4,8 +4,11 @@ import { utf8ToBytes } from "@ethereumjs/util";
 import type { KVStore, WriteOp } from "./kv.js";
 import { candidateBlocks, type IndexCriteria, logIndexWrites } from "./log-index.js";
 import {
+  type BlockRef,
+  decodeCanonical,
   decodeReceipts,
   decodeTxLocation,
+  encodeCanonical,
   encodeReceipts,
   encodeTxLocation,
   numberKey,
@@ -44,7 +47,13 @@ export class ChainStore {
 
   /** The canonical block hash at `number`. */
   canonicalHash(number: bigint): Uint8Array | undefined {
-    return this.kv.get("canonical", numberKey(number));
+    return this.kv.get("canonical", numberKey(number))?.subarray(0, 32);
+  }
+
+  /** Hash, number and timestamp of the canonical block at `number`, without decoding the block. */
+  blockRef(number: bigint): BlockRef | undefined {
+    const bytes = this.kv.get("canonical", numberKey(number));
+    return bytes ? decodeCanonical(number, bytes) : undefined;
   }
 
   /** A block by hash, decoded (and cached). */
@@ -88,7 +97,11 @@ export class ChainStore {
     block.transactions.forEach((tx, index) => {
       ops.push({ bucket: "txIndex", key: tx.hash(), value: encodeTxLocation({ blockHash: hash, index }) });
     });
-    ops.push({ bucket: "canonical", key: numberKey(block.header.number), value: hash });
+    ops.push({
+      bucket: "canonical",
+      key: numberKey(block.header.number),
+      value: encodeCanonical(hash, block.header.timestamp),
+    });
     ops.push({ bucket: "meta", key: HEAD_KEY, value: hash });
     await this.kv.commit(ops);
     this.remember(Buffer.from(hash).toString("hex"), block);

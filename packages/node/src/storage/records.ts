@@ -18,6 +18,8 @@ export interface StoredReceipt {
   /** The recovered sender, kept so reads never recover signatures again. */
   readonly sender: Uint8Array;
   readonly contractAddress: Uint8Array | undefined;
+  /** The transaction's hash, kept so log queries never rebuild the block to learn it. */
+  readonly txHash: Uint8Array;
 }
 
 type Nested = Uint8Array | Nested[];
@@ -33,6 +35,7 @@ export function encodeReceipts(receipts: readonly StoredReceipt[]): Uint8Array {
       r.logs.map((l) => [l.address, [...l.topics], l.data]),
       r.sender,
       r.contractAddress ?? new Uint8Array(),
+      r.txHash,
     ]),
   );
 }
@@ -41,12 +44,13 @@ export function encodeReceipts(receipts: readonly StoredReceipt[]): Uint8Array {
 export function decodeReceipts(bytes: Uint8Array): StoredReceipt[] {
   const list = RLP.decode(bytes) as Nested[];
   return list.map((entry) => {
-    const [type, status, cumulative, gasUsed, logs, sender, contract] = entry as [
+    const [type, status, cumulative, gasUsed, logs, sender, contract, txHash] = entry as [
       Uint8Array,
       Uint8Array,
       Uint8Array,
       Uint8Array,
       Nested[],
+      Uint8Array,
       Uint8Array,
       Uint8Array,
     ];
@@ -61,6 +65,7 @@ export function decodeReceipts(bytes: Uint8Array): StoredReceipt[] {
       }),
       sender,
       contractAddress: contract.length === 0 ? undefined : contract,
+      txHash,
     };
   });
 }
@@ -92,4 +97,28 @@ export function numberKey(n: bigint): Uint8Array {
   const out = new Uint8Array(8);
   new DataView(out.buffer).setBigUint64(0, n);
   return out;
+}
+
+/** What a log needs to know about its block: hash, number and timestamp. */
+export interface BlockRef {
+  readonly hash: Uint8Array;
+  readonly number: bigint;
+  readonly timestamp: bigint;
+}
+
+/** Encodes a canonical index entry: the block hash, then its timestamp (8 bytes). */
+export function encodeCanonical(hash: Uint8Array, timestamp: bigint): Uint8Array {
+  const out = new Uint8Array(40);
+  out.set(hash, 0);
+  new DataView(out.buffer).setBigUint64(32, timestamp);
+  return out;
+}
+
+/** Decodes what {@link encodeCanonical} wrote, for block `number`. */
+export function decodeCanonical(number: bigint, bytes: Uint8Array): BlockRef {
+  return {
+    hash: bytes.subarray(0, 32),
+    number,
+    timestamp: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigUint64(32),
+  };
 }

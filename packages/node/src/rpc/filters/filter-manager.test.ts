@@ -47,7 +47,7 @@ function head(number: bigint, logsPerTx: StoredLog[][] = []): NewHead {
     transactions: logsPerTx.map((_, i) => ({ hash: () => bytes(0x80 + i, 32) })),
   } as unknown as Block;
   const receipts = logsPerTx.map(
-    (logs): StoredReceipt => ({
+    (logs, i): StoredReceipt => ({
       type: 2,
       status: 1,
       cumulativeGasUsed: 0n,
@@ -55,6 +55,7 @@ function head(number: bigint, logsPerTx: StoredLog[][] = []): NewHead {
       logs,
       sender: bytes(0x11, 20),
       contractAddress: undefined,
+      txHash: bytes(0x80 + i, 32),
     }),
   );
   return { block, receipts };
