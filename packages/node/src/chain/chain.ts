@@ -80,6 +80,20 @@ export class Chain {
     return this.headBlock;
   }
 
+  /**
+   * A canonical block by number. A block is visible from the moment it becomes the head: one whose
+   * storage commit has landed but which is not yet announced is not returned.
+   */
+  blockByNumber(number: bigint): Block | undefined {
+    return number > this.headBlock.header.number ? undefined : this.store.blockByNumber(number);
+  }
+
+  /** A stored block by hash, under the same visibility rule as {@link Chain.blockByNumber}. */
+  blockByHash(hash: Uint8Array): Block | undefined {
+    const block = this.store.blockByHash(hash);
+    return block && block.header.number <= this.headBlock.header.number ? block : undefined;
+  }
+
   /** A state manager at the head; reused until the next block so its caches stay warm. */
   headState(): MerkleStateManager {
     this.headStateManager ??= this.states.at(this.headBlock.header.stateRoot, "lru");

@@ -1,5 +1,5 @@
 import type { Block } from "@ethereumjs/block";
-import { type RpcLog, toData, toQuantity } from "@strata/protocol";
+import { type Hex, type RpcLog, toData, toQuantity } from "@strata/protocol";
 import type { BlockRef, StoredLog, StoredReceipt } from "../storage/records.js";
 
 /** Formats the logs of a block that pass `keep`, with block-wide log indexes (execution-apis `Log`). */
@@ -21,30 +21,69 @@ export function formatLogs(
   receipts: readonly StoredReceipt[],
   keep: (log: StoredLog, txIndex: number) => boolean = () => true,
 ): RpcLog[] {
-  const blockHash = toData(ref.hash);
-  const blockNumber = toQuantity(ref.number);
-  const blockTimestamp = toQuantity(ref.timestamp);
   const out: RpcLog[] = [];
+  eachLog(ref, receipts, keep, (log, common, transactionIndex, logIndex) => {
+    out.push({
+      address: toData(log.address),
+      topics: log.topics.map(toData),
+      data: toData(log.data),
+      blockNumber: common.blockNumber,
+      transactionHash: common.transactionHash,
+      transactionIndex,
+      blockHash: common.blockHash,
+      blockTimestamp: common.blockTimestamp,
+      logIndex,
+      removed: false,
+    });
+  });
+  return out;
+}
+
+/**
+ * The same logs as {@link formatLogs}, each already as JSON text: large `eth_getLogs` answers are
+ * assembled as text instead of building and serializing thousands of objects.
+ */
+export function formatLogsJson(
+  ref: BlockRef,
+  receipts: readonly StoredReceipt[],
+  keep: (log: StoredLog, txIndex: number) => boolean = () => true,
+): string[] {
+  const out: string[] = [];
+  eachLog(ref, receipts, keep, (log, common, transactionIndex, logIndex) => {
+    const topics = log.topics.map((t) => `"${toData(t)}"`).join(",");
+    out.push(
+      `{"address":"${toData(log.address)}","topics":[${topics}],"data":"${toData(log.data)}","blockNumber":"${common.blockNumber}","transactionHash":"${common.transactionHash}","transactionIndex":"${transactionIndex}","blockHash":"${common.blockHash}","blockTimestamp":"${common.blockTimestamp}","logIndex":"${logIndex}","removed":false}`,
+    );
+  });
+  return out;
+}
+
+interface SharedFields {
+  readonly blockHash: Hex;
+  readonly blockNumber: Hex;
+  readonly blockTimestamp: Hex;
+  transactionHash: Hex;
+}
+
+/** Walks the logs of a block that pass `keep`, with their transaction index and block-wide log index. */
+function eachLog(
+  ref: BlockRef,
+  receipts: readonly StoredReceipt[],
+  keep: (log: StoredLog, txIndex: number) => boolean,
+  visit: (log: StoredLog, shared: SharedFields, transactionIndex: Hex, logIndex: Hex) => void,
+): void {
+  const shared: SharedFields = {
+    blockHash: toData(ref.hash),
+    blockNumber: toQuantity(ref.number),
+    blockTimestamp: toQuantity(ref.timestamp),
+    transactionHash: "0x",
+  };
   let logIndex = 0;
   receipts.forEach((receipt, txIndex) => {
-    const transactionHash = toData(receipt.txHash);
+    shared.transactionHash = toData(receipt.txHash);
     for (const log of receipt.logs) {
-      if (keep(log, txIndex)) {
-        out.push({
-          address: toData(log.address),
-          topics: log.topics.map(toData),
-          data: toData(log.data),
-          blockNumber,
-          transactionHash,
-          transactionIndex: toQuantity(txIndex),
-          blockHash,
-          blockTimestamp,
-          logIndex: toQuantity(logIndex),
-          removed: false,
-        });
-      }
+      if (keep(log, txIndex)) visit(log, shared, toQuantity(txIndex), toQuantity(logIndex));
       logIndex++;
     }
   });
-  return out;
 }

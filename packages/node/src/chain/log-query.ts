@@ -4,7 +4,7 @@ import type { Hex, RpcLog } from "@strata/protocol";
 import type { ChainStore } from "../storage/chain-store.js";
 import type { IndexCriteria } from "../storage/log-index.js";
 import type { StoredLog } from "../storage/records.js";
-import { formatLogs, formatLogsOf } from "./log-format.js";
+import { formatLogsJson, formatLogsOf } from "./log-format.js";
 
 /** Address and topic criteria of a log query, already normalised to lowercase hex. */
 export interface LogCriteria {
@@ -44,9 +44,9 @@ export function bloomMayMatch(block: Block, criteria: LogCriteria): boolean {
 }
 
 /**
- * The logs of canonical blocks `from..to` matching `criteria`, in block order. Candidate blocks come
- * from the store's address/topic index, so blocks without a matching log are never read. Throws
- * {@link TooManyLogsError} past `maxLogs`, naming the last block that still fit.
+ * The logs of canonical blocks `from..to` matching `criteria`, in block order, each as JSON text.
+ * Candidate blocks come from the store's address/topic index and only their receipts are read.
+ * Throws {@link TooManyLogsError} past `maxLogs`, naming the last block that still fit.
  */
 export function queryLogs(
   store: ChainStore,
@@ -54,13 +54,13 @@ export function queryLogs(
   to: bigint,
   criteria: LogCriteria,
   maxLogs: number,
-): RpcLog[] {
-  const out: RpcLog[] = [];
+): string[] {
+  const out: string[] = [];
   for (const n of store.logBlocks(indexCriteria(criteria), from, to)) {
     const ref = store.blockRef(n);
     const receipts = ref && store.receipts(ref.hash);
     if (!ref || !receipts) break;
-    for (const log of formatLogs(ref, receipts, (l) => matchesLog(l, criteria))) out.push(log);
+    for (const log of formatLogsJson(ref, receipts, (l) => matchesLog(l, criteria))) out.push(log);
     if (out.length > maxLogs) throw new TooManyLogsError(n > from ? n - 1n : from);
   }
   return out;

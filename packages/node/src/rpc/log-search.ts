@@ -7,6 +7,7 @@ import {
   toQuantity,
 } from "@strata/protocol";
 import { collectBlockLogs, type LogCriteria, queryLogs, TooManyLogsError } from "../chain/log-query.js";
+import { RawJson } from "./raw-json.js";
 import { findBlock, type RpcServices } from "./services.js";
 
 const MAX_ALTERNATIVES = 1000;
@@ -43,7 +44,7 @@ function blockNumberOf(services: RpcServices, selector: LogFilter["fromBlock"], 
  * the node's range and result limits; -32005 with `data: {fromBlock, toBlock}` names a range that
  * would succeed.
  */
-export function searchLogs(services: RpcServices, query: LogFilter): RpcLog[] {
+export function searchLogs(services: RpcServices, query: LogFilter): RpcLog[] | RawJson {
   const criteria = toCriteria(query);
   const store = services.chain.store;
   if (query.blockHash) {
@@ -52,7 +53,7 @@ export function searchLogs(services: RpcServices, query: LogFilter): RpcLog[] {
         "invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other",
       );
     }
-    const block = store.blockByHash(Buffer.from(query.blockHash.slice(2), "hex"));
+    const block = services.chain.blockByHash(Buffer.from(query.blockHash.slice(2), "hex"));
     if (!block) throw new InvalidParamsError("invalid argument 0: unknown block");
     const out: RpcLog[] = [];
     collectBlockLogs(store, block, criteria, out);
@@ -72,7 +73,9 @@ export function searchLogs(services: RpcServices, query: LogFilter): RpcLog[] {
     });
   }
   try {
-    return from > head ? [] : queryLogs(store, from, last, criteria, maxResults);
+    return from > head
+      ? []
+      : new RawJson(`[${queryLogs(store, from, last, criteria, maxResults).join(",")}]`);
   } catch (error) {
     if (!(error instanceof TooManyLogsError)) throw error;
     throw new LimitExceededError(`query returned more than ${maxResults} results`, {

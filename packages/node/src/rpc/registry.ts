@@ -1,5 +1,6 @@
 import { describeIssue, InvalidParamsError, MethodNotFoundError } from "@strata/protocol";
 import type { z } from "zod";
+import { RawJson } from "./raw-json.js";
 import type { RpcServices } from "./services.js";
 import type { SubscriptionSink } from "./subscriptions/subscription-sink.js";
 
@@ -52,6 +53,7 @@ export class MethodRegistry {
     const args = decodeParams(definition, params);
     const returned = definition.handler(args as never, services, context);
     const result = returned instanceof Promise ? await returned : returned;
+    if (result instanceof RawJson) return result.json;
     return result === undefined ? "null" : JSON.stringify(result);
   }
 }

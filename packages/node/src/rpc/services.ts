@@ -28,8 +28,8 @@ export interface RpcServices {
 export function findBlock(services: RpcServices, selector: BlockSelector): Block | undefined {
   const { chain } = services;
   if ("tag" in selector) return selector.tag === "earliest" ? chain.genesis : chain.head;
-  if ("number" in selector) return chain.store.blockByNumber(selector.number);
-  const block = chain.store.blockByHash(Buffer.from(selector.hash.slice(2), "hex"));
+  if ("number" in selector) return chain.blockByNumber(selector.number);
+  const block = chain.blockByHash(Buffer.from(selector.hash.slice(2), "hex"));
   if (!block || !selector.requireCanonical) return block;
   const canonical = chain.store.canonicalHash(block.header.number);
   return canonical && Buffer.compare(canonical, block.hash()) === 0 ? block : undefined;

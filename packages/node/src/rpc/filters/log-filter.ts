@@ -1,5 +1,6 @@
 import { InvalidParamsError, type LogFilter, type RpcLog } from "@strata/protocol";
 import { searchLogs, toCriteria } from "../log-search.js";
+import type { RawJson } from "../raw-json.js";
 import type { RpcServices } from "../services.js";
 import type { LogFilterSpec } from "./filter-manager.js";
 
@@ -37,6 +38,6 @@ export function toLogFilterSpec(services: RpcServices, query: LogFilter): LogFil
  * Runs a log filter's query over the chain as `eth_getLogs` would (tags resolved now), with the same
  * range and result limits: -32005 with `data: {fromBlock, toBlock}` naming a range that would succeed.
  */
-export function queryFilterLogs(services: RpcServices, spec: LogFilterSpec): RpcLog[] {
+export function queryFilterLogs(services: RpcServices, spec: LogFilterSpec): RpcLog[] | RawJson {
   return searchLogs(services, spec.query);
 }

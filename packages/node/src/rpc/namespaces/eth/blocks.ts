@@ -15,7 +15,7 @@ function receiptsOf(services: RpcServices, block: Block) {
 }
 
 function blockByHash(services: RpcServices, hash: string): Block | undefined {
-  return services.chain.store.blockByHash(hashBytes(hash));
+  return services.chain.blockByHash(hashBytes(hash));
 }
 
 function transactionAt(services: RpcServices, block: Block | undefined, index: bigint) {

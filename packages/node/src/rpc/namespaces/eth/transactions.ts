@@ -12,7 +12,7 @@ function locate(services: RpcServices, hash: string) {
   const store = services.chain.store;
   const location = store.txLocation(Buffer.from(hash.slice(2), "hex"));
   if (!location) return undefined;
-  const block = store.blockByHash(location.blockHash);
+  const block = services.chain.blockByHash(location.blockHash);
   const receipts = block ? store.receipts(location.blockHash) : undefined;
   return block && receipts ? { block, receipts, index: location.index } : undefined;
 }

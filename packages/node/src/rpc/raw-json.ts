@@ -1,0 +1,4 @@
+/** A method result that is already JSON text; the registry sends it as is instead of serializing. */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
