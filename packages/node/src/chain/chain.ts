@@ -10,6 +10,7 @@ import type { StateFactory } from "../execution/state-factory.js";
 import type { ChainStore } from "../storage/chain-store.js";
 import type { StoredReceipt } from "../storage/records.js";
 import type { TrieDatabase } from "../storage/trie-db.js";
+import { BlockLogsCache } from "./block-logs-cache.js";
 import { EventBus } from "./event-bus.js";
 
 /** A block that became the canonical head, with its receipts. */
@@ -33,6 +34,8 @@ export class GenesisMismatchError extends Error {}
  */
 export class Chain {
   readonly events = new EventBus<ChainEvents>();
+  /** Serialized logs of recently queried blocks. */
+  readonly logCache = new BlockLogsCache();
   private headBlock: Block;
   private headStateManager: MerkleStateManager | undefined;
   /** Accounts read at the head, by lowercase address; dropped with every new head. */

@@ -4,7 +4,8 @@ import type { Hex, RpcLog } from "@strata/protocol";
 import type { ChainStore } from "../storage/chain-store.js";
 import type { IndexCriteria } from "../storage/log-index.js";
 import type { StoredLog } from "../storage/records.js";
-import { formatLogsJson, formatLogsOf } from "./log-format.js";
+import type { BlockLogsCache } from "./block-logs-cache.js";
+import { formatLogsOf } from "./log-format.js";
 
 /** Address and topic criteria of a log query, already normalised to lowercase hex. */
 export interface LogCriteria {
@@ -50,17 +51,21 @@ export function bloomMayMatch(block: Block, criteria: LogCriteria): boolean {
  */
 export function queryLogs(
   store: ChainStore,
+  cache: BlockLogsCache,
   from: bigint,
   to: bigint,
   criteria: LogCriteria,
   maxLogs: number,
 ): string[] {
   const out: string[] = [];
+  const everything = criteria.addresses.length === 0 && criteria.topics.every((t) => !t || t.length === 0);
   for (const n of store.logBlocks(indexCriteria(criteria), from, to)) {
     const ref = store.blockRef(n);
-    const receipts = ref && store.receipts(ref.hash);
-    if (!ref || !receipts) break;
-    for (const log of formatLogsJson(ref, receipts, (l) => matchesLog(l, criteria))) out.push(log);
+    const block = ref && cache.get(ref, () => store.receipts(ref.hash));
+    if (!block) break;
+    block.logs.forEach((log, i) => {
+      if (everything || matchesLog(log, criteria)) out.push(block.json[i]!);
+    });
     if (out.length > maxLogs) throw new TooManyLogsError(n > from ? n - 1n : from);
   }
   return out;

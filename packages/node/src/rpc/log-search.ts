@@ -75,7 +75,9 @@ export function searchLogs(services: RpcServices, query: LogFilter): RpcLog[] | 
   try {
     return from > head
       ? []
-      : new RawJson(`[${queryLogs(store, from, last, criteria, maxResults).join(",")}]`);
+      : new RawJson(
+          `[${queryLogs(store, services.chain.logCache, from, last, criteria, maxResults).join(",")}]`,
+        );
   } catch (error) {
     if (!(error instanceof TooManyLogsError)) throw error;
     throw new LimitExceededError(`query returned more than ${maxResults} results`, {
