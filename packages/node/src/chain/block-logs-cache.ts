@@ -1,9 +1,10 @@
-import type { BlockRef, StoredLog, StoredReceipt } from "../storage/records.js";
+import { type Hex, toData } from "@strata/protocol";
+import type { BlockRef, StoredReceipt } from "../storage/records.js";
 import { formatLogsJson } from "./log-format.js";
 
-/** A block's logs, decoded and serialized once: each log with its JSON text, in block order. */
+/** A block's logs, decoded and serialized once: each log's address and topics as hex, and its JSON text. */
 export interface BlockLogs {
-  readonly logs: readonly StoredLog[];
+  readonly keys: readonly { readonly address: Hex; readonly topics: readonly Hex[] }[];
   readonly json: readonly string[];
 }
 
@@ -25,7 +26,10 @@ export class BlockLogsCache {
     if (cached) return cached;
     const stored = receipts();
     if (!stored) return undefined;
-    const entry: BlockLogs = { logs: stored.flatMap((r) => r.logs), json: formatLogsJson(ref, stored) };
+    const keys = stored.flatMap((r) =>
+      r.logs.map((log) => ({ address: toData(log.address), topics: log.topics.map(toData) })),
+    );
+    const entry: BlockLogs = { keys, json: formatLogsJson(ref, stored) };
     const size = entry.json.reduce((sum, text) => sum + text.length, 0);
     if (size > this.maxBytes) return entry;
     while (this.bytes + size > this.maxBytes && this.entries.size > 0) this.evictOldest();

@@ -24,12 +24,22 @@ export class TooManyLogsError extends Error {
 
 /** True when `log` satisfies `criteria`. */
 export function matchesLog(log: StoredLog, criteria: LogCriteria): boolean {
-  if (criteria.addresses.length > 0 && !criteria.addresses.includes(hex(log.address))) return false;
+  return matchesHexLog(hex(log.address), log.topics.map(hex), criteria);
+}
+
+/** {@link matchesLog} for a log whose address and topics are already lowercase hex. */
+export function matchesHexLog(
+  address: Hex,
+  topics: readonly Hex[],
+  criteria: LogCriteria | undefined,
+): boolean {
+  if (!criteria) return true;
+  if (criteria.addresses.length > 0 && !criteria.addresses.includes(address)) return false;
   for (let i = 0; i < criteria.topics.length; i++) {
     const allowed = criteria.topics[i];
     if (!allowed || allowed.length === 0) continue;
-    const topic = log.topics[i];
-    if (!topic || !allowed.includes(hex(topic))) return false;
+    const topic = topics[i];
+    if (!topic || !allowed.includes(topic)) return false;
   }
   return true;
 }
@@ -63,8 +73,8 @@ export function queryLogs(
     const ref = store.blockRef(n);
     const block = ref && cache.get(ref, () => store.receipts(ref.hash));
     if (!block) break;
-    block.logs.forEach((log, i) => {
-      if (everything || matchesLog(log, criteria)) out.push(block.json[i]!);
+    block.keys.forEach((key, i) => {
+      if (everything || matchesHexLog(key.address, key.topics, criteria)) out.push(block.json[i]!);
     });
     if (out.length > maxLogs) throw new TooManyLogsError(n > from ? n - 1n : from);
   }

@@ -1,8 +1,8 @@
 import type { TypedTransaction } from "@ethereumjs/tx";
-import { type Hex, type RpcLog, toData } from "@strata/protocol";
+import { toData } from "@strata/protocol";
 import type { Chain, NewHead } from "../../chain/chain.js";
 import { formatLogsOf } from "../../chain/log-format.js";
-import type { LogCriteria } from "../../chain/log-query.js";
+import { type LogCriteria, matchesHexLog } from "../../chain/log-query.js";
 import { formatHeader } from "../format/block.js";
 import { formatTransaction } from "../format/transaction.js";
 import { newRpcId } from "../rpc-id.js";
@@ -109,7 +109,8 @@ export class SubscriptionManager {
     const serialized = logs.map((log) => JSON.stringify(log));
     for (const subscription of logSubscribers) {
       logs.forEach((log, i) => {
-        if (matchesRpcLog(log, subscription.criteria)) this.notify(subscription, serialized[i]!);
+        if (matchesHexLog(log.address, log.topics, subscription.criteria))
+          this.notify(subscription, serialized[i]!);
       });
     }
   }
@@ -135,17 +136,4 @@ export class SubscriptionManager {
     );
     if (!delivered) this.dropConnection(subscription.sink);
   }
-}
-
-/** True when a formatted log satisfies `criteria` (addresses, then topics by position). */
-export function matchesRpcLog(log: RpcLog, criteria: LogCriteria | undefined): boolean {
-  if (!criteria) return true;
-  if (criteria.addresses.length > 0 && !criteria.addresses.includes(log.address)) return false;
-  for (let i = 0; i < criteria.topics.length; i++) {
-    const allowed = criteria.topics[i];
-    if (!allowed || allowed.length === 0) continue;
-    const topic = log.topics[i] as Hex | undefined;
-    if (!topic || !allowed.includes(topic)) return false;
-  }
-  return true;
 }
