@@ -109,3 +109,32 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<HttpLoadRes
     durationSeconds: result.duration,
   };
 }
+
+/** The error breakdown of a load run as a note (empty when there were no errors). */
+export function errorNote(load: HttpLoadResult): string[] {
+  if (load.errors === 0) return [];
+  return [
+    Object.entries(load.breakdown)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(", "),
+  ];
+}
+
+/** A req/s measurement of a load run, with `notes` and `details` of the scenario's own. */
+export function loadMeasurement(load: HttpLoadResult, notes: string[], details: Record<string, unknown>) {
+  return {
+    unit: "req/s" as const,
+    throughput: load.requestsPerSecond,
+    p50Ms: load.p50Ms,
+    p99Ms: load.p99Ms,
+    errors: load.errors,
+    notes,
+    details: {
+      ...details,
+      okRequests: load.okRequests,
+      measuredSeconds: load.durationSeconds,
+      p90Ms: load.p90Ms,
+    },
+  };
+}

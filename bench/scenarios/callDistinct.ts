@@ -1,6 +1,6 @@
 import { encodeFunctionData } from "viem";
 import { deployErc20, ERC20_ABI } from "../erc20.js";
-import { runHttpLoad } from "../load.js";
+import { errorNote, loadMeasurement, runHttpLoad } from "../load.js";
 import type { Measurement, Scenario, ScenarioContext } from "./types.js";
 
 /** The n-th holder address queried: never the same twice in a run. */
@@ -41,14 +41,6 @@ export const callDistinct: Scenario = {
       durationSeconds: ctx.settings.durationSeconds,
       warmupSeconds: ctx.settings.warmupSeconds,
     });
-    return {
-      unit: "req/s",
-      throughput: load.requestsPerSecond,
-      p50Ms: load.p50Ms,
-      p99Ms: load.p99Ms,
-      errors: load.errors,
-      notes: load.errors > 0 ? [JSON.stringify(load.breakdown)] : [],
-      details: { token, okRequests: load.okRequests, measuredSeconds: load.durationSeconds },
-    };
+    return loadMeasurement(load, errorNote(load), { token });
   },
 };

@@ -12,7 +12,7 @@ import {
 } from "viem";
 import { devAccounts } from "../accounts.js";
 import { compileErc20, INITIAL_SUPPLY } from "../erc20.js";
-import { runHttpLoad } from "../load.js";
+import { errorNote, loadMeasurement, runHttpLoad } from "../load.js";
 import { hexToNumber, RpcClient, sleep } from "../rpc.js";
 import type { Measurement, Scenario, ScenarioContext } from "./types.js";
 
@@ -324,36 +324,18 @@ function logsScenario(query: LogQuery): Scenario {
         `${LOAD_CONNECTIONS} connections`,
       ];
       if (load.okRequests === 0) notes.push(`no answer completed within ${ctx.settings.durationSeconds} s`);
-      if (load.errors > 0) {
-        notes.push(
-          Object.entries(load.breakdown)
-            .filter(([, n]) => n > 0)
-            .map(([k, n]) => `${n} ${k}`)
-            .join(", "),
-        );
-      }
-      return {
-        unit: "req/s",
-        throughput: load.requestsPerSecond,
-        p50Ms: load.p50Ms,
-        p99Ms: load.p99Ms,
-        errors: load.errors,
-        notes,
-        details: {
-          filter,
-          logs: logs.length,
-          blocksWithLogs: perBlock.size,
-          responseBytes: bytes,
-          connections: LOAD_CONNECTIONS,
-          okRequests: load.okRequests,
-          measuredSeconds: load.durationSeconds,
-          p90Ms: load.p90Ms,
-          meanMs: load.meanMs,
-          errorBreakdown: load.breakdown,
-          prepareSeconds: chain.prepareSeconds,
-          settleSeconds,
-        },
-      };
+      notes.push(...errorNote(load));
+      return loadMeasurement(load, notes, {
+        filter,
+        logs: logs.length,
+        blocksWithLogs: perBlock.size,
+        responseBytes: bytes,
+        connections: LOAD_CONNECTIONS,
+        meanMs: load.meanMs,
+        errorBreakdown: load.breakdown,
+        prepareSeconds: chain.prepareSeconds,
+        settleSeconds,
+      });
     },
   };
 }

@@ -1,4 +1,4 @@
-import { runHttpLoad } from "../load.js";
+import { errorNote, loadMeasurement, runHttpLoad } from "../load.js";
 import { RpcClient } from "../rpc.js";
 import type { Measurement, Scenario, ScenarioContext } from "./types.js";
 
@@ -50,32 +50,13 @@ export function rpcLoadScenario(spec: RpcLoadSpec): Scenario {
         durationSeconds: ctx.settings.durationSeconds,
         warmupSeconds: ctx.settings.warmupSeconds,
       });
-      const notes: string[] = [];
-      const { breakdown } = load;
-      if (load.errors > 0) {
-        const parts = Object.entries(breakdown)
-          .filter(([, n]) => n > 0)
-          .map(([k, n]) => `${n} ${k}`);
-        notes.push(parts.join(", "));
-      }
-      return {
-        unit: "req/s",
-        throughput: load.requestsPerSecond,
-        p50Ms: load.p50Ms,
-        p99Ms: load.p99Ms,
-        errors: load.errors,
-        notes,
-        details: {
-          method,
-          params,
-          connections: ctx.settings.connections,
-          okRequests: load.okRequests,
-          measuredSeconds: load.durationSeconds,
-          p90Ms: load.p90Ms,
-          meanMs: load.meanMs,
-          errorBreakdown: breakdown,
-        },
-      };
+      return loadMeasurement(load, errorNote(load), {
+        method,
+        params,
+        connections: ctx.settings.connections,
+        meanMs: load.meanMs,
+        errorBreakdown: load.breakdown,
+      });
     },
   };
 }
