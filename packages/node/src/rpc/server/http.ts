@@ -97,20 +97,22 @@ export class HttpRpcServer {
             res.end();
             return;
           }
-          if (Buffer.byteLength(body) > this.options.maxResponseBytes) {
+          // Large answers are encoded once, then measured and sent as bytes.
+          const payload = body.length > LARGE_RESPONSE_CHARS ? Buffer.from(body) : body;
+          if (byteLength(payload) > this.options.maxResponseBytes) {
             const error = new LimitExceededError(`response exceeds ${this.options.maxResponseBytes} bytes`);
             this.json(res, 200, encodeError("null", error));
             return;
           }
-          this.json(res, status, body);
+          this.json(res, status, payload);
         },
         () => this.plain(res, 500, "internal error"),
       );
     });
   }
 
-  private json(res: ServerResponse, status: number, body: string): void {
-    res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  private json(res: ServerResponse, status: number, body: string | Buffer): void {
+    res.writeHead(status, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
     res.end(body);
   }
 
@@ -124,6 +126,13 @@ export class HttpRpcServer {
     this.json(res, error.httpStatus, encodeError("null", error));
     req.resume();
   }
+}
+
+/** Answers longer than this many characters are encoded to bytes once instead of measured and re-encoded. */
+const LARGE_RESPONSE_CHARS = 64 * 1024;
+
+function byteLength(body: string | Buffer): number {
+  return typeof body === "string" ? Buffer.byteLength(body) : body.length;
 }
 
 function tooLarge(limit: number): RpcError {
