@@ -12,5 +12,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Lets leak tests force a collection before measuring the heap.
+    execArgv: ["--expose-gc"],
   },
 });

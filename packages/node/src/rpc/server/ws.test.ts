@@ -174,7 +174,16 @@ describe("WebSocket transport", () => {
   });
 
   it("leaks nothing through thousands of abrupt disconnects", async () => {
-    for (let round = 0; round < 10; round++) {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (!gc) throw new Error("run with --expose-gc (vitest.config.ts sets it)");
+    const heapUsed = () => {
+      gc();
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    let baseline = 0;
+    for (let round = 0; round < 11; round++) {
+      if (round === 1) baseline = heapUsed();
       const clients = await Promise.all(Array.from({ length: 200 }, () => Client.open(t.wsUrl)));
       await Promise.all(clients.map((c) => c.call("eth_subscribe", ["newHeads"])));
       expect(t.node.status().subscriptions).toBe(200);
@@ -183,6 +192,8 @@ describe("WebSocket transport", () => {
         await new Promise((r) => setTimeout(r, 10));
       expect(t.node.status()).toMatchObject({ wsConnections: 0, subscriptions: 0 });
     }
+    const growth = heapUsed() - baseline;
+    expect(growth).toBeLessThan(8 * 1024 * 1024);
     expect((await rpc(t.url, "eth_chainId")).result).toBe("0x539");
   });
 
