@@ -1,5 +1,4 @@
 import {
-  type Abi,
   encodeDeployData,
   encodeFunctionData,
   getAddress,
@@ -11,7 +10,7 @@ import {
   toHex,
 } from "viem";
 import { devAccounts } from "../accounts.js";
-import { compileErc20, INITIAL_SUPPLY } from "../erc20.js";
+import { BENCH_TOKEN } from "../erc20.js";
 import { errorNote, loadMeasurement, runHttpLoad } from "../load.js";
 import { hexToNumber, RpcClient, sleep } from "../rpc.js";
 import type { Measurement, Scenario, ScenarioContext } from "./types.js";
@@ -86,11 +85,6 @@ async function signChain(
   const cached = ctx.cache.get(key) as SignedChain | undefined;
   if (cached) return cached;
   const started = performance.now();
-  let compiled = ctx.cache.get("erc20") as { abi: Abi; bytecode: Hex } | undefined;
-  if (!compiled) {
-    compiled = compileErc20();
-    ctx.cache.set("erc20", compiled);
-  }
   const senders = devAccounts().slice(0, SENDERS);
   const deployer = senders[0]!;
   const fees = {
@@ -104,7 +98,7 @@ async function signChain(
     ...fees,
     nonce: next[0]!++,
     gas: DEPLOY_GAS,
-    data: encodeDeployData({ abi: compiled.abi, bytecode: compiled.bytecode, args: [INITIAL_SUPPLY] }),
+    data: encodeDeployData({ abi: BENCH_TOKEN.abi, bytecode: BENCH_TOKEN.bytecode, args: BENCH_TOKEN.args }),
   });
   const token = getContractAddress({ from: deployer.address, nonce: BigInt(nonces[0]!) });
   const transfer = (to: Hex, value: bigint) =>
