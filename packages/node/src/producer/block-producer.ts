@@ -71,7 +71,7 @@ export class BlockProducer {
     setImmediate(() => {
       this.scheduled = false;
       const run = this.queue.then(async () => {
-        while (!this.stopped && this.pool.executable(this.chain.head.header.calcNextBaseFee()).length > 0) {
+        while (!this.stopped && this.pool.hasExecutable()) {
           if ((await this.produceOne()) === 0) break;
         }
       });

@@ -108,6 +108,12 @@ export class TxPool {
     return nonce;
   }
 
+  /** True when some sender has a transaction at its next nonce (cheaper than {@link TxPool.executable}). */
+  hasExecutable(): boolean {
+    for (const entry of this.senders.values()) if (entry.byNonce.has(entry.stateNonce)) return true;
+    return false;
+  }
+
   /** Transactions executable now, each sender's in nonce order, senders interleaved by fee (highest tip first). */
   executable(baseFee: bigint): PoolTx[] {
     const queues: PoolTx[][] = [];
