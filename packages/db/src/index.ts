@@ -1,2 +1,5 @@
-/** Placeholder. */
-export {};
+export type { Database, Queryable, SqlValue } from "./database.js";
+export { type Migration, migrate } from "./migrate.js";
+export { openDatabase } from "./open.js";
+export { PgDatabase } from "./pg-database.js";
+export { PgliteDatabase } from "./pglite-database.js";
