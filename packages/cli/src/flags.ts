@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { readConfigSection } from "./config-file.js";
 import { UsageError } from "./usage-error.js";
 
 /** A flag a command accepts: its type, and the `STRATA_*` environment variable that may set it. */
@@ -8,25 +9,46 @@ export interface FlagSpec {
   readonly multiple?: boolean;
 }
 
-/** Parsed flag values: flag > environment (`STRATA_<NAME>`, dots and dashes as `_`) > absent. */
+/** Parsed flag values: flag > environment (`STRATA_<NAME>`, dots and dashes as `_`) > config file > absent. */
 export type FlagValues = Record<string, string | boolean | string[] | undefined>;
 
-/** Parses `argv` strictly against `specs`; unknown flags and positionals are usage errors. */
+/** Where flag values come from besides the command line. */
+export interface FlagSources {
+  /** Environment variables (`STRATA_*`); default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** The command whose section of the config file applies (e.g. `"node"`); no file is read without it. */
+  readonly command?: string;
+  /** Directory in which `strata.config.json` is looked for; default the working directory. */
+  readonly cwd?: string;
+}
+
+/** The flag that names a config file; every command accepts it. */
+const CONFIG_FLAG = "config";
+
+/**
+ * Parses `argv` strictly against `specs`; unknown flags and positionals are usage errors.
+ * Values missing from the command line come from `STRATA_*` variables, then from the command's
+ * section of the config file (`--config FILE`, `STRATA_CONFIG`, or `./strata.config.json`).
+ */
 export function parseFlags(
   argv: readonly string[],
   specs: Record<string, FlagSpec>,
-  env = process.env,
+  sources: FlagSources = {},
 ): FlagValues {
+  const env = sources.env ?? process.env;
   let values: FlagValues;
   try {
     const parsed = parseArgs({
       args: [...argv],
-      options: Object.fromEntries(
-        Object.entries(specs).map(([name, spec]) => [
-          name,
-          { type: spec.type, multiple: spec.multiple ?? false },
-        ]),
-      ),
+      options: {
+        ...Object.fromEntries(
+          Object.entries(specs).map(([name, spec]) => [
+            name,
+            { type: spec.type, multiple: spec.multiple ?? false },
+          ]),
+        ),
+        [CONFIG_FLAG]: { type: "string" },
+      },
       strict: true,
       allowPositionals: false,
     });
@@ -34,11 +56,17 @@ export function parseFlags(
   } catch (error) {
     throw new UsageError((error as Error).message.split("\n")[0]!);
   }
+  const configPath = (values[CONFIG_FLAG] as string | undefined) ?? env.STRATA_CONFIG;
+  delete values[CONFIG_FLAG];
   for (const [name, spec] of Object.entries(specs)) {
     if (values[name] !== undefined) continue;
     const fromEnv = env[envName(name)];
     if (fromEnv === undefined) continue;
     values[name] = spec.type === "boolean" ? fromEnv === "1" || fromEnv.toLowerCase() === "true" : fromEnv;
+  }
+  if (sources.command !== undefined) {
+    const fromFile = readConfigSection(sources.command, specs, configPath, sources.cwd ?? process.cwd());
+    for (const [name, value] of Object.entries(fromFile)) values[name] ??= value;
   }
   return values;
 }
@@ -65,11 +93,15 @@ export function intFlag(
   return n;
 }
 
-/** Formats the flag table of a command's help. */
+/** Formats the flag table of a command's help, ending with the `--config` flag every command accepts. */
 export function formatFlags(specs: Record<string, FlagSpec>): string {
-  return Object.entries(specs)
-    .map(
-      ([name, spec]) => `  --${name}${spec.type === "string" ? " VALUE" : ""}`.padEnd(30) + spec.description,
-    )
-    .join("\n");
+  const rows = Object.entries(specs).map(([name, spec]) => ({
+    flag: `--${name}${spec.type === "string" ? " VALUE" : ""}`,
+    description: spec.description,
+  }));
+  rows.push({
+    flag: `--${CONFIG_FLAG} FILE`,
+    description: "settings file, one section per command (default ./strata.config.json if present)",
+  });
+  return rows.map((row) => `  ${row.flag}`.padEnd(30) + row.description).join("\n");
 }

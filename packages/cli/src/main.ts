@@ -33,7 +33,7 @@ export async function main(
       case "node":
         return await runNode(rest, out);
       case "dev":
-        return await runNode(["--network", "dev", ...rest], out);
+        return await runNode(["--network", "dev", ...rest], out, "dev");
       default:
         throw new UsageError(`unknown command "${command}" (see strata --help)`);
     }

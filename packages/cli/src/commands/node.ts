@@ -72,8 +72,12 @@ export function nodeConfigFromFlags(values: FlagValues) {
 }
 
 /** `strata node`: runs until SIGINT/SIGTERM, printing `ready <url>` once it serves. */
-export async function runNode(argv: readonly string[], out: (line: string) => void): Promise<number> {
-  const values = parseFlags(argv, NODE_FLAGS);
+export async function runNode(
+  argv: readonly string[],
+  out: (line: string) => void,
+  command = "node",
+): Promise<number> {
+  const values = parseFlags(argv, NODE_FLAGS, { command });
   if (values.help) {
     out(NODE_HELP);
     return 0;
