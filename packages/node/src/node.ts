@@ -9,6 +9,7 @@ import { ChainView } from "./execution/chain-view.js";
 import { createChainCommon } from "./execution/common.js";
 import { StateFactory } from "./execution/state-factory.js";
 import { createLogger } from "./logger.js";
+import { NodeMetrics } from "./metrics/node-metrics.js";
 import { BlockProducer } from "./producer/block-producer.js";
 import { RpcDispatcher } from "./rpc/dispatcher.js";
 import { FilterManager } from "./rpc/filters/filter-manager.js";
@@ -101,8 +102,26 @@ export async function createNode(
     devAccounts: new Map(devAccounts.map((a) => [a.address, a.privateKey])),
     clientVersion: CLIENT_VERSION,
   };
-  const dispatcher = new RpcDispatcher(createMethodRegistry(), services, logger.child({ module: "rpc" }));
-  const http = new HttpRpcServer(dispatcher, config.rpc);
+  const metrics = new NodeMetrics({
+    headNumber: () => chain.head.header.number,
+    headBlockTime: () => {
+      const head = chain.head.header;
+      const parent = head.number === 0n ? undefined : chain.blockByHash(head.parentHash);
+      return parent === undefined ? 0 : Number(head.timestamp - parent.header.timestamp);
+    },
+    pendingTransactions: () => pool.content().pending.length,
+    queuedTransactions: () => pool.content().queued.length,
+    // Read at scrape time, after the server below exists.
+    wsConnections: () => ws.connections,
+    subscriptions: () => subscriptions.size,
+  });
+  const dispatcher = new RpcDispatcher(
+    createMethodRegistry(),
+    services,
+    logger.child({ module: "rpc" }),
+    (method, seconds, failed) => metrics.observeRequest(method, seconds, failed),
+  );
+  const http = new HttpRpcServer(dispatcher, config.rpc, metrics);
   const ws = new WebSocketRpcServer(http.server, dispatcher, subscriptions, config.rpc);
 
   const node: StrataNode = {

@@ -19,6 +19,9 @@ export interface DispatchResult {
   readonly status: number;
 }
 
+/** Told of every answered request: its method (`"unknown"` when the node has none such), time and outcome. */
+export type RequestObserver = (method: string, seconds: number, failed: boolean) => void;
+
 /**
  * Turns a JSON-RPC body into its response body, transport-independently (HTTP and WebSocket both use
  * it): envelope validation, batch rules, method dispatch and the error mapping.
@@ -28,6 +31,7 @@ export class RpcDispatcher {
     private readonly registry: MethodRegistry,
     private readonly services: RpcServices,
     private readonly log: Logger,
+    private readonly observe?: RequestObserver,
   ) {}
 
   /** Answers a raw body; `context` describes the connection it came over. */
@@ -49,6 +53,8 @@ export class RpcDispatcher {
     context: RpcContext,
   ): Promise<string | undefined> {
     if (isRejected(entry)) return encodeError(entry.idJson, entry.error);
+    const started = this.observe === undefined ? 0 : performance.now();
+    let failed = false;
     let response: string;
     try {
       response = encodeResult(
@@ -60,6 +66,11 @@ export class RpcDispatcher {
         this.log.error({ err: e, method: entry.method }, "internal error"),
       );
       response = encodeError(entry.idJson, rpcError);
+      failed = true;
+    }
+    if (this.observe !== undefined) {
+      const method = this.registry.has(entry.method) ? entry.method : "unknown";
+      this.observe(method, (performance.now() - started) / 1000, failed);
     }
     return entry.notification ? undefined : response;
   }

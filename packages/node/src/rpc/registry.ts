@@ -36,6 +36,11 @@ export class MethodRegistry {
     return this;
   }
 
+  /** Whether the node serves `method`. */
+  has(method: string): boolean {
+    return this.methods.has(method);
+  }
+
   /** The names of all registered methods. */
   names(): string[] {
     return [...this.methods.keys()];

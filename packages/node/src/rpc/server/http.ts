@@ -4,6 +4,12 @@ import { encodeError, InvalidRequestError, LimitExceededError, type RpcError } f
 import type { NodeConfig } from "../../config/node-config.js";
 import type { RpcDispatcher } from "../dispatcher.js";
 
+/** What `GET /metrics` serves: Prometheus text and its content type. */
+export interface MetricsEndpoint {
+  render(): Promise<string>;
+  readonly contentType: string;
+}
+
 /** HTTP transport settings. */
 export type HttpOptions = NodeConfig["rpc"];
 
@@ -17,6 +23,7 @@ export class HttpRpcServer {
   constructor(
     private readonly dispatcher: RpcDispatcher,
     private readonly options: HttpOptions,
+    private readonly metrics?: MetricsEndpoint,
   ) {
     this.server = createServer(
       { keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 },
@@ -55,6 +62,10 @@ export class HttpRpcServer {
       return;
     }
     const path = (req.url ?? "/").split("?")[0];
+    if (path === "/metrics" && this.metrics !== undefined && req.method === "GET") {
+      this.serveMetrics(res, this.metrics);
+      return;
+    }
     if (path !== "/") {
       this.plain(res, 404, "not found");
       return;
@@ -109,6 +120,16 @@ export class HttpRpcServer {
         () => this.plain(res, 500, "internal error"),
       );
     });
+  }
+
+  private serveMetrics(res: ServerResponse, metrics: MetricsEndpoint): void {
+    metrics.render().then(
+      (text) => {
+        res.writeHead(200, { "Content-Type": metrics.contentType });
+        res.end(text);
+      },
+      () => this.plain(res, 500, "internal error"),
+    );
   }
 
   private json(res: ServerResponse, status: number, body: string | Buffer): void {

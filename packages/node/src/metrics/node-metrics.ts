@@ -1,0 +1,77 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** Live figures the metrics read at scrape time. */
+export interface NodeGaugeSources {
+  headNumber(): bigint;
+  /** Seconds between the head and its parent (0 at genesis). */
+  headBlockTime(): number;
+  pendingTransactions(): number;
+  queuedTransactions(): number;
+  wsConnections(): number;
+  subscriptions(): number;
+}
+
+/** Upper bounds of the RPC latency buckets, seconds. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** The node's Prometheus metrics: chain, pool and connection gauges, and RPC latency by method. */
+export class NodeMetrics {
+  readonly registry = new Registry();
+  readonly #latency: Histogram<"method">;
+  readonly #errors: Counter<"method">;
+
+  constructor(sources: NodeGaugeSources) {
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(read());
+        },
+      });
+    gauge("strata_head_block_number", "Number of the canonical head block", () =>
+      Number(sources.headNumber()),
+    );
+    gauge("strata_head_block_time_seconds", "Seconds between the head block and its parent", () =>
+      sources.headBlockTime(),
+    );
+    gauge("strata_txpool_pending", "Executable transactions in the pool", () =>
+      sources.pendingTransactions(),
+    );
+    gauge("strata_txpool_queued", "Transactions waiting for a nonce gap to close", () =>
+      sources.queuedTransactions(),
+    );
+    gauge("strata_ws_connections", "Open WebSocket connections", () => sources.wsConnections());
+    gauge("strata_ws_subscriptions", "Active eth_subscribe subscriptions", () => sources.subscriptions());
+    this.#latency = new Histogram({
+      name: "strata_rpc_request_duration_seconds",
+      help: "JSON-RPC request handling time by method",
+      labelNames: ["method"],
+      buckets: LATENCY_BUCKETS,
+      registers: [this.registry],
+    });
+    this.#errors = new Counter({
+      name: "strata_rpc_errors_total",
+      help: "JSON-RPC requests answered with an error, by method",
+      labelNames: ["method"],
+      registers: [this.registry],
+    });
+  }
+
+  /** Records one answered JSON-RPC request. */
+  observeRequest(method: string, seconds: number, failed: boolean): void {
+    this.#latency.observe({ method }, seconds);
+    if (failed) this.#errors.inc({ method });
+  }
+
+  /** The Prometheus text exposition of every metric. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** The content type of {@link render}'s output. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
