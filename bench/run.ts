@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { relative } from "node:path";
 import { parseArgs } from "node:util";
+import { gatewayOverhead } from "./gateway-overhead.js";
 import {
   commandLine,
   computeRatios,
@@ -14,7 +15,7 @@ import {
   type ResultRecord,
   writeJson,
 } from "./report.js";
-import { SCENARIOS, type Scenario } from "./scenarios/index.js";
+import { SCENARIOS as NODE_SCENARIOS, type Scenario } from "./scenarios/index.js";
 import type { BenchSettings, Measurement } from "./scenarios/types.js";
 import {
   killAllNodes,
@@ -27,6 +28,9 @@ import {
   TARGETS,
   type TargetName,
 } from "./targets.js";
+
+/** The node scenarios, then the gateway's (it runs on Strata only). */
+const SCENARIOS: readonly Scenario[] = [...NODE_SCENARIOS, gatewayOverhead];
 
 const USAGE = `Usage: node --import tsx bench/run.ts [options]   (or: npm run bench -- [options])
 
@@ -131,6 +135,11 @@ function plan(
 }
 
 async function main(): Promise<number> {
+  // `--indexer [flags]`: the indexer backfill benchmark (bench/indexer.ts) instead of the node comparison.
+  if (process.argv[2] === "--indexer") {
+    const { runIndexerBenchmark } = await import("./indexer.js");
+    return runIndexerBenchmark(process.argv.slice(3));
+  }
   const options = parseOptions(process.argv.slice(2));
   if (!options) return 0;
   const { targets, scenarios, settings } = options;

@@ -1,2 +1,5 @@
-/** Placeholder. */
-export {};
+export { BlockFetcher, BlockUnavailableError } from "./block-fetcher.js";
+export { decodeTransfer, probeErc20, TRANSFER_TOPIC } from "./erc20.js";
+export { wsUrlOf } from "./head-subscription.js";
+export { type BackfillProgress, Indexer, type IndexerOptions, type IndexerStatus } from "./indexer.js";
+export { isMethodNotFound, NodeUnreachableError, RpcClient } from "./rpc-client.js";

@@ -8,6 +8,14 @@ export {
   type NodeConfigOverrides,
   testConfig,
 } from "./config/node-config.js";
+export { ValidatorSettingsError } from "./consensus/create-engine.js";
 export { nativeCryptoAvailable, nativeKeccakAvailable } from "./crypto/native-crypto.js";
 export { type DevAccount, deriveDevAccounts, privateKeyHex } from "./dev-accounts.js";
+export { networkFromGenesis, readDatadirNetwork } from "./import/datadir-network.js";
+export { ImportError, InitError } from "./import/errors.js";
+export { type ImportProgress, type ImportSummary, importChainFile } from "./import/import-chain.js";
+export { type InitResult, initDatadir } from "./import/init-datadir.js";
+export { createLogger } from "./logger.js";
 export { CLIENT_VERSION, createNode, type NodeStatus, type StrataNode } from "./node.js";
+export { FeedError, type FeedSeries, loadFeedFile } from "./reporter/feed.js";
+export { PriceReporter, type ReporterOptions } from "./reporter/price-reporter.js";

@@ -2,15 +2,26 @@ import { createRequire } from "node:module";
 import type { Logger } from "pino";
 import { Chain } from "./chain/chain.js";
 import type { NodeConfig } from "./config/node-config.js";
+import { createPosEngine } from "./consensus/create-engine.js";
+import type { PosEngine } from "./consensus/engine.js";
 import { type DevAccount, deriveDevAccounts } from "./dev-accounts.js";
 import { BlockExecutor } from "./execution/block-executor.js";
 import { CallExecutor } from "./execution/call-executor.js";
 import { ChainView } from "./execution/chain-view.js";
 import { createChainCommon } from "./execution/common.js";
 import { StateFactory } from "./execution/state-factory.js";
+import { TracingService } from "./execution/tracing/tracing-service.js";
+import { Follower } from "./follower/follower.js";
+import { forwardedMethods } from "./follower/forwarding.js";
+import { SourceClient } from "./follower/source-client.js";
 import { createLogger } from "./logger.js";
 import { NodeMetrics } from "./metrics/node-metrics.js";
+import { DePINNodeService } from "./modules/depin/depin-nodes.js";
+import { PredictionService } from "./modules/oracle/prediction-service.js";
+import { StakingService } from "./modules/staking/staking-service.js";
 import { BlockProducer } from "./producer/block-producer.js";
+import { createBuiltinReporter } from "./reporter/builtin-reporter.js";
+import type { PriceReporter } from "./reporter/price-reporter.js";
 import { RpcDispatcher } from "./rpc/dispatcher.js";
 import { FilterManager } from "./rpc/filters/filter-manager.js";
 import { createMethodRegistry } from "./rpc/methods.js";
@@ -33,9 +44,15 @@ export interface StrataNode {
   readonly chain: Chain;
   readonly pool: TxPool;
   readonly producer: BlockProducer;
+  /** The proof-of-stake engine; undefined on a network without consensus. */
+  readonly consensus: PosEngine | undefined;
+  /** Syncs from the node given by `--follow`; undefined on a node that produces its own blocks. */
+  readonly follower: Follower | undefined;
   readonly dispatcher: RpcDispatcher;
   readonly devAccounts: readonly DevAccount[];
   readonly logger: Logger;
+  /** The built-in price reporter, running once started when the config enables it. */
+  reporter: PriceReporter | null;
   /** The HTTP JSON-RPC URL, once started. */
   rpcUrl: string;
   /** The WebSocket JSON-RPC URL (same port), once started. */
@@ -71,20 +88,38 @@ export async function createNode(
   const chainView = new ChainView(store);
   const pool = new TxPool(chain, config);
   const executor = new BlockExecutor(common, states, trieDb, chainView);
+  const engine = createPosEngine(config, deriveDevAccounts(config.network));
+  const source =
+    config.follow === undefined
+      ? undefined
+      : new SourceClient(config.follow, config.follow.replace(/^http/, "ws"));
+  // A proof-of-stake node without any key to seal with produces nothing on its own.
+  const sealsNothing = config.follow !== undefined || (engine !== undefined && engine.signers.length === 0);
+  if (sealsNothing && config.follow === undefined)
+    logger.warn("no validator key: this node does not seal blocks");
   const producer = new BlockProducer(
     chain,
     pool,
     executor,
     {
-      mode: config.mining.mode,
+      mode: sealsNothing ? "manual" : config.mining.mode,
       blockTimeSeconds: config.mining.blockTimeSeconds,
       coinbase: new Uint8Array(20),
+      ...(engine ? { engine } : {}),
     },
     logger.child({ module: "producer" }),
   );
   const devAccounts = deriveDevAccounts(config.network);
   const subscriptions = new SubscriptionManager(chain, config.rpc.maxSubscriptionsPerConnection);
   const filters = new FilterManager(chain.events);
+  // The svc_ modules read system contracts on their own execution queue, apart from eth_call's.
+  const moduleCalls = new CallExecutor(
+    common,
+    (block) => chain.stateAt(block),
+    chainView,
+    config.rpc.gasCap,
+    config.rpc.maxQueueWaitMs,
+  );
   const services: RpcServices = {
     config,
     chain,
@@ -101,8 +136,18 @@ export async function createNode(
     filters,
     devAccounts: new Map(devAccounts.map((a) => [a.address, a.privateKey])),
     clientVersion: CLIENT_VERSION,
+    depin: new DePINNodeService(moduleCalls),
+    predictions: new PredictionService(moduleCalls),
+    staking: new StakingService(chain, moduleCalls),
+    tracing: new TracingService(
+      chain,
+      chainView,
+      config.rpc.gasCap,
+      config.rpc.maxQueueWaitMs,
+      engine?.replayHooks.bind(engine),
+    ),
   };
-  const metrics = new NodeMetrics({
+  const metrics: NodeMetrics = new NodeMetrics({
     headNumber: () => chain.head.header.number,
     headBlockTime: () => {
       const head = chain.head.header;
@@ -112,26 +157,32 @@ export async function createNode(
     pendingTransactions: () => pool.content().pending.length,
     queuedTransactions: () => pool.content().queued.length,
     // Read at scrape time, after the server below exists.
-    wsConnections: () => ws.connections,
+    wsConnections: (): number => ws.connections,
     subscriptions: () => subscriptions.size,
   });
+  const follower = source
+    ? new Follower(chain, pool, executor, engine, source, logger.child({ module: "follower" }))
+    : undefined;
   const dispatcher = new RpcDispatcher(
-    createMethodRegistry(),
+    source ? createMethodRegistry().register(forwardedMethods(source)) : createMethodRegistry(),
     services,
     logger.child({ module: "rpc" }),
     (method, seconds, failed) => metrics.observeRequest(method, seconds, failed),
   );
-  const http = new HttpRpcServer(dispatcher, config.rpc, metrics);
-  const ws = new WebSocketRpcServer(http.server, dispatcher, subscriptions, config.rpc);
+  const http: HttpRpcServer = new HttpRpcServer(dispatcher, config.rpc, metrics);
+  const ws: WebSocketRpcServer = new WebSocketRpcServer(http.server, dispatcher, subscriptions, config.rpc);
 
   const node: StrataNode = {
     config,
     chain,
     pool,
     producer,
+    consensus: engine,
+    follower,
     dispatcher,
     devAccounts,
     logger,
+    reporter: null,
     rpcUrl: "",
     wsUrl: "",
     status: () => ({
@@ -143,14 +194,25 @@ export async function createNode(
     async start() {
       node.rpcUrl = await http.listen();
       node.wsUrl = node.rpcUrl.replace(/^http/, "ws");
-      producer.start();
+      if (follower) follower.start();
+      else producer.start();
       logger.info({ url: node.rpcUrl, head: Number(chain.head.header.number) }, "serving JSON-RPC");
+      if (config.reporter && config.follow === undefined) {
+        node.reporter = createBuiltinReporter(
+          config.reporter,
+          node.rpcUrl,
+          logger.child({ module: "reporter" }),
+        );
+        node.reporter.start();
+      }
     },
     async stop() {
+      await node.reporter?.stop();
       await ws.close();
       subscriptions.close();
       filters.stop();
       await http.close();
+      await follower?.stop();
       await producer.stop();
       await store.close();
     },

@@ -1,11 +1,19 @@
-import { rmSync } from "node:fs";
-import { createNode, createNodeConfig, type MiningMode, privateKeyHex, type StrataNode } from "@strata/node";
+import { readFileSync, rmSync } from "node:fs";
+import {
+  createNode,
+  createNodeConfig,
+  type MiningMode,
+  type NodeConfigOverrides,
+  privateKeyHex,
+  type StrataNode,
+  ValidatorSettingsError,
+} from "@strata/node";
 import { type FlagSpec, type FlagValues, formatFlags, intFlag, parseFlags } from "../flags.js";
 import { UsageError } from "../usage-error.js";
 
 /** Flags of `strata node`. */
 export const NODE_FLAGS: Record<string, FlagSpec> = {
-  network: { type: "string", description: "dev | mainnet | path to a network file (default dev)" },
+  network: { type: "string", description: "dev | mainnet | network file (default: the datadir's, else dev)" },
   datadir: { type: "string", description: "chain data directory (default .strata/<network>)" },
   "rpc.addr": { type: "string", description: "JSON-RPC listen address (default 127.0.0.1)" },
   "rpc.port": { type: "string", description: "JSON-RPC port, HTTP and WebSocket (default 8545)" },
@@ -17,6 +25,19 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
   "block-time": { type: "string", description: "seconds between blocks in interval mode" },
   fresh: { type: "boolean", description: "wipe the datadir before starting" },
   "log-level": { type: "string", description: "trace | debug | info | warn | error | silent (default info)" },
+  "no-reporter": { type: "boolean", description: "do not run the network's built-in price reporter (dev)" },
+  follow: {
+    type: "string",
+    description: "follow the node at this JSON-RPC URL: sync, verify, serve reads, forward transactions",
+  },
+  "validator-key": {
+    type: "string",
+    description: "file holding the hex private key of the validator this node seals for",
+  },
+  "offline-validators": {
+    type: "string",
+    description: "dev: comma-separated genesis validator indices or addresses that do not seal",
+  },
   help: { type: "boolean", description: "print this help" },
 };
 
@@ -42,11 +63,12 @@ export function nodeConfigFromFlags(values: FlagValues) {
   if (feeCap !== undefined && (typeof feeCap !== "string" || !/^\d+$/.test(feeCap))) {
     throw new UsageError(`--rpc.txfeecap: expected an integer amount of wei, got "${String(feeCap)}"`);
   }
-  const network = (values.network as string | undefined) ?? "dev";
+  const network = values.network as string | undefined;
+  const consensus = validatorOverrides(values);
   let config: ReturnType<typeof createNodeConfig>;
   try {
     config = createNodeConfig({
-      network,
+      ...(network === undefined ? {} : { network }),
       ...(values.datadir === undefined ? {} : { datadir: values.datadir as string }),
       rpc: {
         ...(values["rpc.addr"] === undefined ? {} : { addr: values["rpc.addr"] as string }),
@@ -62,29 +84,71 @@ export function nodeConfigFromFlags(values: FlagValues) {
         ...(blockTime === undefined ? {} : { blockTimeSeconds: blockTime }),
       },
       ...(values["log-level"] === undefined ? {} : { logLevel: values["log-level"] as string }),
+      ...(values["no-reporter"] ? { reporter: null } : {}),
+      ...consensus,
     });
   } catch (error) {
     if (error instanceof Error && /ENOENT/.test(error.message))
-      throw new UsageError(`--network: no such network or file "${network}"`);
+      throw new UsageError(`--network: no such network or file "${network ?? "dev"}"`);
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   return config;
 }
 
+/** The `--follow`, `--validator-key` and `--offline-validators` settings. */
+function validatorOverrides(values: FlagValues): Pick<NodeConfigOverrides, "validator" | "follow"> {
+  const follow = values.follow as string | undefined;
+  if (follow !== undefined && !/^https?:\/\/[^\s]+$/.test(follow)) {
+    throw new UsageError(`--follow: expected an http:// or https:// JSON-RPC URL, got "${follow}"`);
+  }
+  const keyFile = values["validator-key"] as string | undefined;
+  const offline = values["offline-validators"] as string | undefined;
+  const validator = {
+    ...(keyFile === undefined ? {} : { key: readValidatorKey(keyFile) }),
+    ...(offline === undefined
+      ? {}
+      : {
+          offline: offline
+            .split(",")
+            .map((entry) => entry.trim())
+            .filter((entry) => entry !== ""),
+        }),
+  };
+  return {
+    ...(follow === undefined ? {} : { follow }),
+    ...(keyFile === undefined && offline === undefined ? {} : { validator }),
+  };
+}
+
+/** Reads a validator key file: one 32-byte private key in hex, with or without 0x. */
+function readValidatorKey(file: string): Uint8Array {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8").trim();
+  } catch (error) {
+    throw new UsageError(`--validator-key: cannot read "${file}": ${(error as Error).message}`);
+  }
+  const hex = text.startsWith("0x") ? text.slice(2) : text;
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
+    throw new UsageError(`--validator-key: "${file}" must hold a 32-byte private key in hex`);
+  }
+  return Uint8Array.from(Buffer.from(hex, "hex"));
+}
+
 /** `strata node`: runs until SIGINT/SIGTERM, printing `ready <url>` once it serves. */
-export async function runNode(
-  argv: readonly string[],
-  out: (line: string) => void,
-  command = "node",
-): Promise<number> {
-  const values = parseFlags(argv, NODE_FLAGS, { command });
+export async function runNode(argv: readonly string[], out: (line: string) => void): Promise<number> {
+  const values = parseFlags(argv, NODE_FLAGS, { command: "node" });
   if (values.help) {
     out(NODE_HELP);
     return 0;
   }
   const config = nodeConfigFromFlags(values);
   if (values.fresh && config.datadir) rmSync(config.datadir, { recursive: true, force: true });
-  const node = await createNode(config);
+  const node = await createNode(config).catch((error: unknown) => {
+    throw error instanceof ValidatorSettingsError
+      ? new UsageError(`--offline-validators: ${error.message}`)
+      : error;
+  });
   await node.start();
   printBanner(node, out);
   out(`ready ${node.rpcUrl}`);
@@ -100,6 +164,13 @@ function printBanner(node: StrataNode, out: (line: string) => void): void {
     `Strata node · network ${network.name} · chain id ${network.chainId} · mining ${node.config.mining.mode}`,
   );
   out(`Datadir: ${node.config.datadir ?? "(memory)"} · head block ${node.chain.head.header.number}`);
+  if (node.config.follow) out(`Following ${node.config.follow}`);
+  else if (node.consensus) {
+    const offline = node.consensus.offlineValidators;
+    out(
+      `Proof of stake · sealing for ${node.consensus.signers.length} key(s)${offline.length > 0 ? ` · offline: ${offline.join(", ")}` : ""}`,
+    );
+  }
   if (node.devAccounts.length > 0) {
     out("");
     out("Available accounts (10,000 STRA each at genesis)");

@@ -5,6 +5,7 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import { type Account, bytesToHex, createAddressFromString, equalsBytes } from "@ethereumjs/util";
 import type { NetworkFile } from "../config/network.js";
 import type { BuiltBlock } from "../execution/block-executor.js";
+import { followHead } from "../execution/common.js";
 import { buildGenesisBlock } from "../execution/genesis.js";
 import type { StateFactory } from "../execution/state-factory.js";
 import type { ChainStore } from "../storage/chain-store.js";
@@ -50,6 +51,7 @@ export class Chain {
     head: Block,
   ) {
     this.headBlock = head;
+    followHead(common, head.header.number, head.header.timestamp);
   }
 
   /** Opens the chain in `store`, writing the network's genesis first when the store is empty. */
@@ -60,7 +62,7 @@ export class Chain {
     trieDb: TrieDatabase,
     common: Common,
   ): Promise<Chain> {
-    const genesis = await buildGenesisBlock(network.genesis, common, states);
+    const genesis = await buildGenesisBlock(network.genesis, common, states, network.system);
     const headHash = store.headHash();
     if (!headHash) {
       await store.commitBlock({ block: genesis, receipts: [], stateWrites: trieDb.drain() });
@@ -134,6 +136,7 @@ export class Chain {
   async commit(built: BuiltBlock): Promise<void> {
     await this.store.commitBlock(built);
     this.headBlock = built.block;
+    followHead(this.common, built.block.header.number, built.block.header.timestamp);
     this.headStateManager = undefined;
     this.headAccounts = new Map();
     this.events.emit("newHead", { block: built.block, receipts: built.receipts });

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { ConsensusSection, SystemSection } from "../consensus/network-sections.js";
+import { ReporterSection } from "../reporter/reporter-config.js";
 import dev from "./networks/dev.json" with { type: "json" };
 import mainnet from "./networks/mainnet.json" with { type: "json" };
 
@@ -41,6 +43,12 @@ export const NetworkFile = z.object({
   }),
   devAccounts: z.object({ mnemonic: z.string(), count: z.number().int().min(1).max(1000) }).optional(),
   genesis: GethGenesis,
+  /** System contracts placed in genesis (Staking, DePINRegistry, PriceOracle); absent in a plain geth genesis. */
+  system: SystemSection.optional(),
+  /** Proof-of-stake consensus; absent means plain blocks with coinbase zero and no seal. */
+  consensus: ConsensusSection.optional(),
+  /** The built-in price reporter `strata node` runs on this network (dev). */
+  reporter: ReporterSection.optional(),
 });
 /** A parsed network file. */
 export type NetworkFile = z.output<typeof NetworkFile>;
@@ -69,6 +77,9 @@ export function parseNetwork(raw: unknown, source: string): NetworkFile {
   }
   if (result.data.genesis.config.chainId !== result.data.chainId) {
     throw new Error(`network ${source}: genesis.config.chainId must equal chainId`);
+  }
+  if (result.data.consensus && !result.data.system) {
+    throw new Error(`network ${source}: consensus: needs the system section (the Staking contract)`);
   }
   return result.data;
 }

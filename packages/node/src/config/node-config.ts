@@ -1,3 +1,5 @@
+import { readDatadirNetwork } from "../import/datadir-network.js";
+import { type ReporterSettings, reporterFromNetwork } from "../reporter/reporter-config.js";
 import { loadNetwork, type NetworkFile } from "./network.js";
 
 /** How blocks are produced: on every accepted transaction, on a fixed interval, or only on request. */
@@ -42,6 +44,20 @@ export interface NodeConfig {
     readonly priceBumpPercent: number;
   };
   readonly logLevel: string;
+  /** How this node seals blocks on a proof-of-stake network; see {@link ValidatorSettings}. */
+  readonly validator?: ValidatorSettings;
+  /** HTTP JSON-RPC URL of a node to follow instead of producing blocks (its WebSocket is the same URL with ws:). */
+  readonly follow?: string;
+  /** The built-in price reporter (the network's `reporter` section); null when off. */
+  readonly reporter: ReporterSettings | null;
+}
+
+/** Sealing settings of a proof-of-stake node. */
+export interface ValidatorSettings {
+  /** Seal only with this private key (a validator node); without it a dev network seals with its derived keys. */
+  readonly key?: Uint8Array;
+  /** Dev: validators (addresses, or indices into the genesis validators) whose slots go unsealed. */
+  readonly offline?: readonly string[];
 }
 
 /** Defaults for every limit (DECISIONS.md "Limits"). */
@@ -77,12 +93,20 @@ export interface NodeConfigOverrides {
   mining?: Partial<NodeConfig["mining"]>;
   txpool?: Partial<NodeConfig["txpool"]>;
   logLevel?: string;
+  validator?: ValidatorSettings;
+  follow?: string;
+  /** Built-in price reporter; null turns it off. Default: the network's (off in testConfig). */
+  reporter?: ReporterSettings | null;
 }
 
 /** Builds a full config from defaults, the network's own mining defaults and the given overrides. */
 export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfig {
   const network =
-    typeof overrides.network === "object" ? overrides.network : loadNetwork(overrides.network ?? "dev");
+    typeof overrides.network === "object"
+      ? overrides.network
+      : overrides.network === undefined && typeof overrides.datadir === "string"
+        ? (readDatadirNetwork(overrides.datadir) ?? loadNetwork("dev"))
+        : loadNetwork(overrides.network ?? "dev");
   return {
     network,
     datadir: overrides.datadir === undefined ? `.strata/${network.name}` : overrides.datadir,
@@ -118,6 +142,9 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
       ...overrides.txpool,
     },
     logLevel: overrides.logLevel ?? DEFAULTS.logLevel,
+    ...(overrides.validator === undefined ? {} : { validator: overrides.validator }),
+    ...(overrides.follow === undefined ? {} : { follow: overrides.follow }),
+    reporter: overrides.reporter === undefined ? reporterFromNetwork(network) : overrides.reporter,
   };
 }
 
@@ -127,6 +154,7 @@ export function testConfig(overrides: NodeConfigOverrides = {}): NodeConfig {
     network: "dev",
     datadir: null,
     logLevel: "silent",
+    reporter: null,
     ...overrides,
     rpc: { port: 0, ...overrides.rpc },
   });

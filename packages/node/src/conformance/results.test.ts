@@ -37,9 +37,30 @@ const METHODS = [
   "eth_syncing",
   "eth_coinbase",
   "eth_accounts",
+  "eth_getProof",
+  "eth_getStorageValues",
+  "eth_simulateV1",
+  "eth_baseFee",
+  "eth_config",
+  "eth_capabilities",
+  "eth_sign",
+  "eth_signTransaction",
+  "eth_fillTransaction",
+  "eth_getBlockAccessList",
+  "debug_getRawHeader",
+  "debug_getRawBlock",
+  "debug_getRawReceipts",
+  "debug_getRawTransaction",
+  "debug_getBadBlocks",
 ] as const;
 
-type Method = (typeof METHODS)[number];
+/**
+ * The `txpool_` methods, checked on a node whose pool holds pending and queued transactions
+ * (`txpool_inspect` is geth's alone: the specification does not define it).
+ */
+const TXPOOL_METHODS = ["txpool_status", "txpool_content", "txpool_contentFrom"] as const;
+
+type Method = (typeof METHODS)[number] | (typeof TXPOOL_METHODS)[number];
 
 const MISSING_HASH = `0x${"ee".repeat(32)}`;
 const SUPPLY = parseEther("1000000");
@@ -139,7 +160,7 @@ describe("execution-apis result schemas", () => {
   afterAll(() => t?.stop());
 
   it("has a result schema for every method checked here", () => {
-    expect(METHODS.filter((method) => !hasMethodResultSchema(method))).toEqual([]);
+    expect([...METHODS, ...TXPOOL_METHODS].filter((method) => !hasMethodResultSchema(method))).toEqual([]);
   });
 
   it("validates known values and rejects malformed ones", () => {
@@ -286,6 +307,94 @@ describe("execution-apis result schemas", () => {
     await check(url, "eth_getLogs", [{ blockHash: byRange[0]!.blockHash }]);
   });
 
+  it("proofs: eth_getProof and eth_getStorageValues", async () => {
+    const slots = ["0x0", "0x2", "0x3"].map((n) => `0x${n.slice(2).padStart(64, "0")}`);
+    for (const block of ["latest", "0x1", "earliest"]) {
+      await check(url, "eth_getProof", [token, slots, block]);
+      await check(url, "eth_getProof", [owner, [], block]);
+    }
+    await check(url, "eth_getProof", [devAccount(7).address, ["0x1"], "latest"]);
+    await check(url, "eth_getStorageValues", [{ [token]: slots, [owner]: [slots[0]] }, "latest"]);
+  });
+
+  it("simulate: eth_simulateV1 with overrides, reverts, logs and full transactions", async () => {
+    const transfer = encodeFunctionData({
+      abi: TestToken.abi,
+      functionName: "transfer",
+      args: [recipient, 1n],
+    });
+    const stranger = "0x1000000000000000000000000000000000000001";
+    for (const returnFullTransactions of [false, true]) {
+      await check(url, "eth_simulateV1", [
+        {
+          blockStateCalls: [
+            {
+              blockOverrides: { feeRecipient: recipient },
+              stateOverrides: { [stranger]: { balance: "0xde0b6b3a7640000" } },
+              calls: [
+                { from: owner, to: token, input: transfer },
+                { from: stranger, to: recipient, value: "0x1" },
+                { from: owner, to: token, input: "0xdeadbeef" },
+              ],
+            },
+            { calls: [{ from: stranger, to: recipient, value: "0x1" }] },
+          ],
+          traceTransfers: true,
+          returnFullTransactions,
+        },
+        "latest",
+      ]);
+    }
+  });
+
+  it("chain config: eth_baseFee, eth_config, eth_capabilities", async () => {
+    await check(url, "eth_baseFee");
+    await check(url, "eth_config");
+    await check(url, "eth_capabilities");
+  });
+
+  it("signing: eth_sign, eth_signTransaction, eth_fillTransaction", async () => {
+    await check(url, "eth_sign", [owner, "0xdeadbeaf"]);
+    // geth encodes these results with its own transaction JSON, in which the fee fields of the other
+    // transaction types are present as null; the specification's schemas are those of transaction
+    // objects, where a fee-market transaction's gasPrice is its effective price. Check that the fee
+    // fields are the only difference: drop the nulls and put the fee cap in gasPrice.
+    const signedResult = async (method: "eth_signTransaction" | "eth_fillTransaction", request: unknown) => {
+      const result = (await call(url, method, [request])) as { raw: Hex; tx: Record<string, unknown> };
+      const nulls = Object.keys(result.tx).filter((key) => result.tx[key] === null);
+      expect(nulls.every((key) => ["gasPrice", "maxFeePerGas", "maxPriorityFeePerGas"].includes(key))).toBe(
+        true,
+      );
+      const tx = Object.fromEntries(Object.entries(result.tx).filter(([, value]) => value !== null));
+      tx.gasPrice ??= tx.maxFeePerGas;
+      expectConforms(method, { ...result, tx });
+    };
+    const base = { from: owner, to: recipient, gas: "0x5208", nonce: "0x40" };
+    await signedResult("eth_signTransaction", { ...base, gasPrice: "0x3b9aca00" });
+    await signedResult("eth_signTransaction", {
+      ...base,
+      maxFeePerGas: "0x77359400",
+      maxPriorityFeePerGas: "0x1",
+    });
+    await signedResult("eth_fillTransaction", { from: owner, to: recipient, value: "0x1" });
+    await signedResult("eth_fillTransaction", { from: owner, to: recipient, gasPrice: "0x3b9aca00" });
+  });
+
+  it("block access lists: eth_getBlockAccessList beyond the chain is null", async () => {
+    expect(await check(url, "eth_getBlockAccessList", ["0xffff"])).toBeNull();
+  });
+
+  it("debug: raw headers, blocks, receipts and transactions, and bad blocks", async () => {
+    const head = BigInt((await call(url, "eth_blockNumber")) as string);
+    for (let n = 0n; n <= head; n++) {
+      await check(url, "debug_getRawHeader", [quantity(n)]);
+      await check(url, "debug_getRawBlock", [quantity(n)]);
+      await check(url, "debug_getRawReceipts", [quantity(n)]);
+    }
+    for (const hash of Object.values(hashes)) await check(url, "debug_getRawTransaction", [hash]);
+    await check(url, "debug_getBadBlocks");
+  });
+
   it("validated every method of the list", () => {
     expect(METHODS.filter((method) => !validated.has(method))).toEqual([]);
   });
@@ -299,6 +408,20 @@ describe("execution-apis result schemas: pending transactions", () => {
   });
 
   afterAll(() => t?.stop());
+
+  it("txpool: status, content, contentFrom and inspect with pending and queued transactions", async () => {
+    const { wallet } = viemClients(t.url, 8);
+    const sender = devAccount(8).address;
+    await wallet.sendTransaction({ to: devAccount(6).address, value: 1n, nonce: 0 });
+    await wallet.sendTransaction({ to: devAccount(6).address, value: 1n, nonce: 1, type: "legacy" });
+    await wallet.sendTransaction({ data: "0x600060005260206000f3", nonce: 3, gas: 100_000n });
+    expect(await check(t.url, "txpool_status")).toEqual({ pending: "0x2", queued: "0x1" });
+    await check(t.url, "txpool_content");
+    await check(t.url, "txpool_contentFrom", [sender]);
+    await check(t.url, "txpool_contentFrom", [devAccount(9).address]);
+    expect(TXPOOL_METHODS.filter((method) => !validated.has(method))).toEqual([]);
+    await call(t.url, "evm_mine");
+  });
 
   it("serves a pending transaction, then the mined one and its receipt", async () => {
     const { wallet } = viemClients(t.url);

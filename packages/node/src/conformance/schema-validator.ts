@@ -45,10 +45,13 @@ function loadComponents(): Record<string, AnySchema> {
   return components;
 }
 
-/** The result schema of every method of `eth/*.yaml`, by method name. */
+/** The folders of method definitions copied from the specification. */
+const METHOD_FOLDERS = ["eth", "debug", "txpool"] as const;
+
+/** The result schema of every method of `eth/*.yaml`, `debug/*.yaml` and `txpool/*.yaml`, by method name. */
 function loadMethodResults(): Record<string, AnySchema> {
   const results: Record<string, AnySchema> = {};
-  for (const file of yamlFiles("eth")) {
+  for (const file of METHOD_FOLDERS.flatMap((folder) => yamlFiles(folder))) {
     const doc: unknown = parse(readFileSync(file, "utf8"));
     if (!Array.isArray(doc)) throw new Error(`${file}: expected a list of methods`);
     for (const method of doc as MethodDefinition[]) {
@@ -99,7 +102,7 @@ export function schemaNames(): string[] {
   return Object.keys(components).sort();
 }
 
-/** Whether the copied `eth/*.yaml` files define a result schema for `method`. */
+/** Whether the copied method definitions (`eth/`, `debug/`, `txpool/`) define a result schema for `method`. */
 export function hasMethodResultSchema(method: string): boolean {
   return Object.hasOwn(methodResults, method);
 }

@@ -272,7 +272,7 @@ describe("cast against a dev node", () => {
   });
 
   it("estimates gas for transfers, calls and reverts", async () => {
-    expect(await cast("estimate", devAccount(7).address, "--value", "1")).toBe("21000");
+    expect(await cast("estimate", "--from", DEV0, devAccount(7).address, "--value", "1")).toBe("21000");
     const estimate = BigInt(
       await cast("estimate", "--from", DEV0, token, "transfer(address,uint256)", DEV1, "5"),
     );

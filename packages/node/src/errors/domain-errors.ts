@@ -54,3 +54,41 @@ export class TooManyFiltersError extends DomainError {
     super("too many filters");
   }
 }
+
+/** The reasons geth gives distinct error codes to when it refuses a simulated transaction or block. */
+export type ValidationErrorKind =
+  | "nonceTooLow"
+  | "nonceTooHigh"
+  | "baseFeeTooLow"
+  | "intrinsicGas"
+  | "insufficientFunds"
+  | "blockGasLimitReached"
+  | "blockNumberInvalid"
+  | "blockTimestampInvalid"
+  | "senderNotEoa"
+  | "maxInitCodeSizeExceeded"
+  | "clientLimitExceeded"
+  | "invalidParams";
+
+/** A request refused by a validation rule that geth reports with its own error code (`eth_simulateV1` and friends). */
+export class ValidationError extends DomainError {
+  constructor(
+    readonly kind: ValidationErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A `svc_` resource the request names that does not exist (unknown asset, node id): -32001. */
+export class UnknownResourceError extends DomainError {}
+
+/** A resource that cannot be served yet or here (not enough price history, contract absent): -32002. */
+export class UnavailableResourceError extends DomainError {}
+
+/** A trace that ran past its time budget (geth's "execution timeout"). */
+export class TraceTimeoutError extends ExecutionError {
+  constructor() {
+    super("execution timeout");
+  }
+}

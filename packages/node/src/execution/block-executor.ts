@@ -2,7 +2,7 @@ import type { Block } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { type Address, bigIntToBytes, concatBytes } from "@ethereumjs/util";
-import { createVM, type PostByzantiumTxReceipt } from "@ethereumjs/vm";
+import { createVM, type PostByzantiumTxReceipt, type VM } from "@ethereumjs/vm";
 import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
 import type { WriteOp } from "../storage/kv.js";
 import type { StoredReceipt } from "../storage/records.js";
@@ -16,6 +16,35 @@ export interface BlockTemplate {
   readonly timestamp: bigint;
   readonly coinbase: Uint8Array;
   readonly extraData?: Uint8Array;
+  /** Consensus steps around the transactions (proof-of-stake networks). */
+  readonly hooks?: BlockHooks;
+}
+
+/** What a block's consensus steps see: the VM on the block's state and the block's execution context. */
+export interface BlockContext {
+  readonly vm: VM;
+  readonly parent: Block;
+  readonly number: bigint;
+  readonly timestamp: bigint;
+  readonly coinbase: Uint8Array;
+  readonly mixHash: Uint8Array;
+  readonly gasLimit: bigint;
+  readonly baseFeePerGas: bigint;
+}
+
+/** Consensus steps of one block, run by {@link BlockExecutor.build} around its transactions. */
+export interface BlockHooks {
+  /**
+   * Decides the header fields on the parent state (the VM is positioned there), before anything
+   * runs; throws when the block cannot be made.
+   */
+  prepare(vm: VM, parent: Block, template: BlockTemplate): Promise<BlockTemplate>;
+  /** Runs after the start-of-block system calls, before the first transaction. */
+  beforeTransactions(context: BlockContext): Promise<void>;
+  /** Runs after the last transaction; `fees` is what the transactions paid the coinbase. */
+  afterTransactions(context: BlockContext, fees: bigint): Promise<void>;
+  /** Seals the built block. */
+  seal(block: Block): Block;
 }
 
 /** A transaction offered for a block, with its already recovered sender. */
@@ -54,13 +83,22 @@ export class BlockExecutor {
    * for the rest of the block, since its later nonces can no longer apply). Stops adding once the
    * block gas limit is reached.
    */
-  async build(parent: Block, candidates: readonly Candidate[], template: BlockTemplate): Promise<BuiltBlock> {
+  async build(parent: Block, candidates: readonly Candidate[], proposed: BlockTemplate): Promise<BuiltBlock> {
+    const number = parent.header.number + 1n;
+    // The new block follows the rules of its own fork, which may differ from its parent's.
+    const common = this.common.copy();
+    common.setHardforkBy({ blockNumber: number, timestamp: proposed.timestamp });
     const vm = await createVM({
-      common: this.common,
+      common,
       stateManager: this.states.at(parent.header.stateRoot, "map"),
       blockchain: this.chainView,
     });
-    const number = parent.header.number + 1n;
+    const { hooks } = proposed;
+    const template = hooks ? await hooks.prepare(vm, parent, proposed) : proposed;
+    if (template.timestamp !== proposed.timestamp) {
+      vm.common.setHardforkBy({ blockNumber: number, timestamp: template.timestamp });
+    }
+    const mixHash = keccak256(concatBytes(parent.hash(), bigIntToBytes(number)));
     const builder = await StreamingBlockBuilder.start(vm, {
       parentBlock: parent,
       headerData: {
@@ -68,11 +106,23 @@ export class BlockExecutor {
         timestamp: template.timestamp,
         coinbase: template.coinbase,
         extraData: template.extraData ?? new Uint8Array(),
-        mixHash: keccak256(concatBytes(parent.hash(), bigIntToBytes(number))),
+        mixHash,
       },
       blockOpts: { putBlockIntoBlockchain: false, setHardfork: false },
     });
     const gasLimit = parent.header.gasLimit;
+    const context: BlockContext = {
+      vm,
+      parent,
+      number,
+      timestamp: template.timestamp,
+      coinbase: template.coinbase,
+      mixHash,
+      gasLimit,
+      baseFeePerGas: parent.header.calcNextBaseFee(),
+    };
+    await hooks?.beforeTransactions(context);
+    let fees = 0n;
     const receipts: StoredReceipt[] = [];
     const rejected: RejectedTx[] = [];
     const failedSenders = new Set<string>();
@@ -86,6 +136,7 @@ export class BlockExecutor {
       try {
         const result = await builder.addTransaction(tx);
         const receipt = result.receipt as PostByzantiumTxReceipt;
+        fees += result.minerValue;
         receipts.push({
           type: tx.type,
           status: receipt.status,
@@ -101,7 +152,9 @@ export class BlockExecutor {
         rejected.push({ tx, error: error instanceof Error ? error : new Error(String(error)) });
       }
     }
-    const { block } = await builder.build();
+    await hooks?.afterTransactions(context, fees);
+    const { block: unsealed } = await builder.build();
+    const block = hooks ? hooks.seal(unsealed) : unsealed;
     return { block, receipts, stateWrites: this.trieDb.drain(), rejected };
   }
 }

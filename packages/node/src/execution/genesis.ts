@@ -1,14 +1,34 @@
 import { type Block, createBlock } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import { Account, Address, bigIntToBytes, hexToBytes, setLengthLeft } from "@ethereumjs/util";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import {
+  Account,
+  Address,
+  bigIntToBytes,
+  bytesToHex,
+  createAddressFromString,
+  hexToBytes,
+  setLengthLeft,
+} from "@ethereumjs/util";
+import { createVM } from "@ethereumjs/vm";
+import { SYSTEM_ADDRESS, SYSTEM_CALL_GAS_LIMIT, systemPredeploys } from "@strata/contracts";
 import type { GethGenesis } from "../config/network.js";
+import { type SystemSection, systemContractsGenesis } from "../consensus/network-sections.js";
 import type { StateFactory } from "./state-factory.js";
 
-/** Builds the genesis state from the alloc and returns the genesis block (header fields as geth does). */
+/** Raised when a network's system contracts cannot be placed (their constructor reverts). */
+export class InvalidGenesisError extends Error {}
+
+/**
+ * Builds the genesis state from the alloc and, when given, the system contracts (each placed by
+ * running its creation code at its fixed address, see packages/contracts README "Genesis"), and
+ * returns the genesis block (header fields as geth does).
+ */
 export async function buildGenesisBlock(
   genesis: GethGenesis,
   common: Common,
   states: StateFactory,
+  system?: SystemSection,
 ): Promise<Block> {
   const state = states.empty();
   await state.checkpoint();
@@ -25,6 +45,8 @@ export async function buildGenesisBlock(
       );
     }
   }
+  if (system)
+    await placeSystemContracts(state, common, system, BigInt(genesis.timestamp), BigInt(genesis.gasLimit));
   await state.commit();
   const stateRoot = await state.getStateRoot();
   return createBlock(
@@ -46,6 +68,50 @@ export async function buildGenesisBlock(
     },
     { common, setHardfork: false },
   );
+}
+
+async function placeSystemContracts(
+  state: MerkleStateManager,
+  common: Common,
+  system: SystemSection,
+  timestamp: bigint,
+  gasLimit: bigint,
+): Promise<void> {
+  const vm = await createVM({ common: common.copy(), stateManager: state });
+  const caller = createAddressFromString(SYSTEM_ADDRESS);
+  const block = {
+    header: {
+      number: 0n,
+      coinbase: new Address(new Uint8Array(20)),
+      timestamp,
+      difficulty: 0n,
+      prevRandao: new Uint8Array(32),
+      gasLimit,
+      baseFeePerGas: 0n,
+      getBlobGasPrice: () => 1n,
+    },
+  };
+  for (const predeploy of systemPredeploys(systemContractsGenesis(system))) {
+    const address = createAddressFromString(predeploy.address);
+    await state.putAccount(address, new Account(1n, predeploy.value));
+    const result = await vm.evm.runCode({
+      code: hexToBytes(predeploy.data),
+      data: new Uint8Array(),
+      to: address,
+      caller,
+      origin: caller,
+      value: predeploy.value,
+      gasLimit: SYSTEM_CALL_GAS_LIMIT,
+      gasPrice: 0n,
+      block,
+    });
+    if (result.exceptionError) {
+      throw new InvalidGenesisError(
+        `genesis: the ${predeploy.name} constructor reverted (${result.exceptionError.error}, ${bytesToHex(result.returnValue)}): check the network's system section`,
+      );
+    }
+    await state.putCode(address, result.returnValue);
+  }
 }
 
 function prefixed(hex: string): `0x${string}` {

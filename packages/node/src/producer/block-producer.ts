@@ -1,6 +1,8 @@
 import type { Logger } from "pino";
 import type { Chain } from "../chain/chain.js";
 import type { MiningMode } from "../config/node-config.js";
+import type { PosEngine } from "../consensus/engine.js";
+import { NotYourTurnError } from "../consensus/errors.js";
 import type { BlockExecutor } from "../execution/block-executor.js";
 import type { TxPool } from "../txpool/tx-pool.js";
 
@@ -9,6 +11,8 @@ export interface ProducerOptions {
   readonly mode: MiningMode;
   readonly blockTimeSeconds: number;
   readonly coinbase: Uint8Array;
+  /** Proof-of-stake engine that picks the proposer and seals; without it blocks carry `coinbase` and no seal. */
+  readonly engine?: PosEngine;
 }
 
 /**
@@ -39,7 +43,15 @@ export class BlockProducer {
       this.unsubscribe = this.chain.events.on("pendingTransaction", () => this.schedule());
       if (this.pool.size > 0) this.schedule();
     } else if (this.options.mode === "interval") {
-      this.timer = setInterval(() => void this.mine(1).catch(() => {}), this.options.blockTimeSeconds * 1000);
+      this.timer = setInterval(
+        () =>
+          void this.mine(1).catch((error: unknown) => {
+            // A validator waiting for its turn (or another validator's block) is not an error.
+            if (!(error instanceof NotYourTurnError))
+              this.log.warn({ err: error }, "block production failed");
+          }),
+        this.options.blockTimeSeconds * 1000,
+      );
     }
   }
 
@@ -91,6 +103,7 @@ export class BlockProducer {
     const built = await this.executor.build(parent, this.pool.executable(baseFee), {
       timestamp,
       coinbase: this.options.coinbase,
+      ...(this.options.engine ? { hooks: this.options.engine.producerHooks() } : {}),
     });
     await this.chain.commit(built);
     for (const { tx, error } of built.rejected) {

@@ -3,6 +3,8 @@ import {
   InternalError,
   LimitExceededError,
   MethodNotFoundError,
+  ResourceNotFoundError,
+  ResourceUnavailableError,
   RpcError,
   ServerError,
   TransactionRejectedError,
@@ -17,7 +19,27 @@ import {
   RevertError,
   TooManyFiltersError,
   TxPoolError,
+  UnavailableResourceError,
+  UnknownResourceError,
+  ValidationError,
+  type ValidationErrorKind,
 } from "../errors/domain-errors.js";
+
+/** geth's codes for validation failures (`internal/ethapi/errors.go`). */
+const VALIDATION_ERROR_CODES: Record<ValidationErrorKind, number> = {
+  nonceTooLow: -38010,
+  nonceTooHigh: -38011,
+  baseFeeTooLow: -38012,
+  intrinsicGas: -38013,
+  insufficientFunds: -38014,
+  blockGasLimitReached: -38015,
+  blockNumberInvalid: -38020,
+  blockTimestampInvalid: -38021,
+  senderNotEoa: -38024,
+  maxInitCodeSizeExceeded: -38025,
+  clientLimitExceeded: -38026,
+  invalidParams: -32602,
+};
 
 /**
  * The one place where domain errors become JSON-RPC errors (DECISIONS.md error table). Anything
@@ -30,6 +52,10 @@ export function toRpcError(error: unknown, onUnexpected: (error: unknown) => voi
   if (error instanceof TxPoolError || error instanceof ExecutionError || error instanceof NotFoundError) {
     return new ServerError(error.message);
   }
+  if (error instanceof ValidationError)
+    return new RpcError(VALIDATION_ERROR_CODES[error.kind], error.message);
+  if (error instanceof UnknownResourceError) return new ResourceNotFoundError(error.message);
+  if (error instanceof UnavailableResourceError) return new ResourceUnavailableError(error.message);
   if (error instanceof TooManyFiltersError) {
     return new LimitExceededError(error.message, { limit: "filters", max: error.max });
   }

@@ -19,6 +19,8 @@ export interface MethodDefinition<S extends Schemas = Schemas> {
   /** How many leading parameters are required; the rest may be omitted or null. */
   readonly required: number;
   readonly handler: (args: Outputs<S>, services: RpcServices, context: RpcContext) => unknown;
+  /** A one-line summary of what the method does, published by `rpc.discover`. */
+  readonly summary?: string;
 }
 
 /** Declares a method with typed handler arguments inferred from its parameter schemas. */
@@ -44,6 +46,11 @@ export class MethodRegistry {
   /** The names of all registered methods. */
   names(): string[] {
     return [...this.methods.keys()];
+  }
+
+  /** Every registered method with its definition, in registration order. */
+  entries(): [string, MethodDefinition][] {
+    return [...this.methods.entries()];
   }
 
   /** Validates `params` against the method's schemas and runs its handler; returns the result as JSON text. */

@@ -4,6 +4,10 @@ import type { Chain } from "../chain/chain.js";
 import type { NodeConfig } from "../config/node-config.js";
 import { NotFoundError } from "../errors/domain-errors.js";
 import type { CallExecutor } from "../execution/call-executor.js";
+import type { TracingService } from "../execution/tracing/tracing-service.js";
+import type { DePINNodeService } from "../modules/depin/depin-nodes.js";
+import type { PredictionService } from "../modules/oracle/prediction-service.js";
+import type { StakingService } from "../modules/staking/staking-service.js";
 import type { BlockProducer } from "../producer/block-producer.js";
 import type { TxPool } from "../txpool/tx-pool.js";
 import type { FilterManager } from "./filters/filter-manager.js";
@@ -22,6 +26,14 @@ export interface RpcServices {
   /** Private keys of the unlocked development accounts (dev networks only), by lowercase address. */
   readonly devAccounts: ReadonlyMap<string, Uint8Array>;
   readonly clientVersion: string;
+  /** The DePIN registry's nodes (`svc_getDePINNodes`). */
+  readonly depin: DePINNodeService;
+  /** Price predictions from the oracle's history (`svc_getAIPrediction`). */
+  readonly predictions: PredictionService;
+  /** Validators and stakes from the Staking contract (`svc_getValidators`, `svc_getStakingInfo`). */
+  readonly staking: StakingService;
+  /** geth's tracers over re-executed transactions and calls (`debug_trace*`, `ots_*`). */
+  readonly tracing: TracingService;
 }
 
 /** Resolves a block selector to a canonical block, or undefined when there is none. */

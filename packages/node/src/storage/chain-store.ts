@@ -1,6 +1,15 @@
 import { type Block, createBlockFromRLP } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { utf8ToBytes } from "@ethereumjs/util";
+import {
+  addressIndexWrites,
+  type ContractCreation,
+  contractCreation,
+  positionsAfter,
+  positionsBefore,
+  type TxPosition,
+  txBySenderAndNonce,
+} from "./address-index.js";
 import type { KVStore, WriteOp } from "./kv.js";
 import { candidateBlocks, type IndexCriteria, logIndexWrites } from "./log-index.js";
 import {
@@ -63,7 +72,13 @@ export class ChainStore {
     if (cached) return cached;
     const bytes = this.kv.get("blocks", hash);
     if (!bytes) return undefined;
-    const block = createBlockFromRLP(bytes, { common: this.common, setHardfork: false });
+    // Each block is decoded under the rules of its own fork (number and timestamp).
+    const block = createBlockFromRLP(bytes, {
+      common: this.common,
+      setHardfork: true,
+      // Sealed proof-of-stake headers carry 97 bytes of extraData (vanity and seal), beyond the merge's 32.
+      skipConsensusFormatValidation: true,
+    });
     this.remember(key, block);
     return block;
   }
@@ -94,6 +109,7 @@ export class ChainStore {
     ops.push({ bucket: "blocks", key: hash, value: block.serialize() });
     ops.push({ bucket: "receipts", key: hash, value: encodeReceipts(commit.receipts) });
     ops.push(...logIndexWrites(block.header.number, commit.receipts));
+    ops.push(...addressIndexWrites(block, commit.receipts));
     block.transactions.forEach((tx, index) => {
       ops.push({ bucket: "txIndex", key: tx.hash(), value: encodeTxLocation({ blockHash: hash, index }) });
     });
@@ -110,6 +126,26 @@ export class ChainStore {
   /** Canonical blocks in `[from, to]` that may hold logs matching `criteria`, ascending (from the log index). */
   logBlocks(criteria: IndexCriteria, from: bigint, to: bigint): bigint[] {
     return candidateBlocks(this.kv, criteria, from, to);
+  }
+
+  /** Positions of the transactions touching `address` (sender, recipient, created contract), newest first, in blocks `< before`. */
+  addressTxsBefore(address: Uint8Array, before: bigint | undefined, head: bigint): Iterable<TxPosition> {
+    return positionsBefore(this.kv, address, before, head);
+  }
+
+  /** Positions of the transactions touching `address`, oldest first, in blocks `> after` up to `head`. */
+  addressTxsAfter(address: Uint8Array, after: bigint, head: bigint): Iterable<TxPosition> {
+    return positionsAfter(this.kv, address, after, head);
+  }
+
+  /** The hash of the mined transaction `sender` sent with `nonce`. */
+  txBySenderAndNonce(sender: Uint8Array, nonce: bigint): Uint8Array | undefined {
+    return txBySenderAndNonce(this.kv, sender, nonce);
+  }
+
+  /** The top-level transaction that deployed `contract`, and its sender. */
+  contractCreation(contract: Uint8Array): ContractCreation | undefined {
+    return contractCreation(this.kv, contract);
   }
 
   /** Closes the underlying store. */

@@ -1,5 +1,14 @@
 /** The named key spaces of the chain store. */
-export const BUCKETS = ["meta", "blocks", "canonical", "receipts", "txIndex", "trie", "logIndex"] as const;
+export const BUCKETS = [
+  "meta",
+  "blocks",
+  "canonical",
+  "receipts",
+  "txIndex",
+  "trie",
+  "logIndex",
+  "addressIndex",
+] as const;
 /** One of {@link BUCKETS}. */
 export type Bucket = (typeof BUCKETS)[number];
 

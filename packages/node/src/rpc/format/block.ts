@@ -42,7 +42,7 @@ export function formatBlock(
   return {
     ...formatHeader(block.header),
     size: toQuantity(block.serialize().length),
-    uncles: [],
+    uncles: block.uncleHeaders.map((uncle) => toData(uncle.hash())),
     transactions: fullTransactions
       ? block.transactions.map((tx, index) =>
           formatTransaction(tx, receipts[index]!.sender, { block, index }),

@@ -1,0 +1,126 @@
+import { createGateway, GatewayConfigError, type GatewayConfigOverrides } from "@strata/gateway";
+import { type FlagSpec, type FlagValues, formatFlags, intFlag, parseFlags } from "../flags.js";
+import { UsageError } from "../usage-error.js";
+
+/** Flags of `strata gateway`. */
+export const GATEWAY_FLAGS: Record<string, FlagSpec> = {
+  upstream: {
+    type: "string",
+    multiple: true,
+    description: "node JSON-RPC URL behind the gateway; repeat for several (required)",
+  },
+  port: { type: "string", description: "HTTP and WebSocket port (default 4000)" },
+  addr: { type: "string", description: "listen address (default 127.0.0.1)" },
+  datadir: {
+    type: "string",
+    description: "data directory of the embedded key database (default .strata/gateway)",
+  },
+  "database-url": {
+    type: "string",
+    description: "postgres:// URL of the key database (default: embedded; also DATABASE_URL)",
+  },
+  "redis-url": {
+    type: "string",
+    description: "redis:// URL for rate-limit counters shared by instances (default: memory; also REDIS_URL)",
+  },
+  "admin-token": {
+    type: "string",
+    description: "bearer token of the /admin/keys API (default: admin API off)",
+  },
+  "cors-origin": { type: "string", description: "Access-Control-Allow-Origin value (default *)" },
+  "limiter-failure": {
+    type: "string",
+    description: "open | closed: what happens to requests while Redis is unreachable (default open)",
+  },
+  "trust-proxy": { type: "boolean", description: "take the client IP from X-Forwarded-For (behind a proxy)" },
+  "log-level": { type: "string", description: "trace | debug | info | warn | error | silent (default info)" },
+  help: { type: "boolean", description: "print this help" },
+};
+
+/** Help text of `strata gateway`. */
+export const GATEWAY_HELP = `Usage: strata gateway --upstream URL [--upstream URL ...] [flags]
+
+Runs the API gateway: JSON-RPC on POST / and /rpc, WebSocket on / and /ws, REST under /v1, /health,
+/metrics, with API keys (X-API-Key) and per-tier rate limits, in front of one or more nodes.
+
+Flags (each also read from STRATA_<FLAG>, e.g. STRATA_REDIS_URL; STRATA_UPSTREAM takes a comma-separated list):
+${formatFlags(GATEWAY_FLAGS)}`;
+
+/** The database settings shared by `strata gateway` and `strata keys`: URL, else embedded under the datadir. */
+export function keyDatabaseFrom(values: FlagValues): { databaseUrl?: string; dataDir: string } {
+  const url = (values["database-url"] as string | undefined) ?? process.env.DATABASE_URL;
+  const dataDir = (values.datadir as string | undefined) ?? ".strata/gateway";
+  return url === undefined || url === "" ? { dataDir } : { databaseUrl: url, dataDir };
+}
+
+/** Builds the gateway settings from parsed flags. */
+export function gatewayConfigFromFlags(values: FlagValues): GatewayConfigOverrides {
+  const raw = values.upstream;
+  const upstreams = (Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : [])
+    .map((u) => u.trim())
+    .filter((u) => u !== "");
+  if (upstreams.length === 0) {
+    throw new UsageError(
+      "--upstream is required: a node's JSON-RPC URL, e.g. --upstream http://127.0.0.1:8545",
+    );
+  }
+  const failure = values["limiter-failure"];
+  if (failure !== undefined && failure !== "open" && failure !== "closed") {
+    throw new UsageError(`--limiter-failure: expected open | closed, got "${String(failure)}"`);
+  }
+  const redisUrl = (values["redis-url"] as string | undefined) ?? process.env.REDIS_URL;
+  return {
+    upstreams,
+    port: intFlag(values, "port", 4000, 0, 65535),
+    ...keyDatabaseFrom(values),
+    ...(redisUrl === undefined || redisUrl === "" ? {} : { redisUrl }),
+    ...(typeof values.addr === "string" ? { addr: values.addr } : {}),
+    ...(typeof values["admin-token"] === "string" ? { adminToken: values["admin-token"] } : {}),
+    ...(typeof values["cors-origin"] === "string" ? { corsOrigin: values["cors-origin"] } : {}),
+    ...(failure === undefined ? {} : { limiterFailure: failure }),
+    ...(values["trust-proxy"] === true ? { trustProxy: true } : {}),
+    ...(typeof values["log-level"] === "string" ? { logLevel: values["log-level"] } : {}),
+  };
+}
+
+/** `strata gateway`: serves until SIGINT/SIGTERM, printing `ready <url>` per endpoint once it serves. */
+export async function runGateway(argv: readonly string[], out: (line: string) => void): Promise<number> {
+  const values = parseFlags(argv, GATEWAY_FLAGS, { command: "gateway" });
+  if (values.help) {
+    out(GATEWAY_HELP);
+    return 0;
+  }
+  const overrides = gatewayConfigFromFlags(values);
+  let gateway: Awaited<ReturnType<typeof createGateway>>;
+  try {
+    gateway = await createGateway(overrides);
+    await gateway.start();
+  } catch (error) {
+    if (error instanceof GatewayConfigError) throw new UsageError(error.message);
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      throw new UsageError(`--port: port ${overrides.port} is already in use`);
+    }
+    throw error;
+  }
+  const { config } = gateway;
+  out(
+    `Strata gateway · ${config.upstreams.length} upstream(s) · keys in ${config.databaseUrl === undefined ? `embedded database under ${config.dataDir}` : "PostgreSQL"} · limits in ${config.redisUrl === undefined ? "memory" : "Redis"}`,
+  );
+  out(`ready ${gateway.url}`);
+  out(`ready ${gateway.wsUrl}`);
+  await untilSignal();
+  await gateway.stop();
+  return 0;
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      process.off("SIGINT", done);
+      process.off("SIGTERM", done);
+      resolve();
+    };
+    process.on("SIGINT", done);
+    process.on("SIGTERM", done);
+  });
+}

@@ -1,0 +1,10 @@
+export {
+  DEFAULT_WEB_ROOT,
+  defaultWsUrl,
+  ExplorerNotBuiltError,
+  type ExplorerServer,
+  type ExplorerServerOptions,
+  InvalidApiUrlError,
+  parseApiUrl,
+  startExplorerServer,
+} from "./static-server.js";

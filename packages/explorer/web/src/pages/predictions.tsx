@@ -1,0 +1,172 @@
+import { useState } from "react";
+import { LineChart } from "../components/charts.tsx";
+import { Card, Fields, Stat } from "../components/layout.tsx";
+import { ErrorView, Loading } from "../components/states.tsx";
+import { formatDate, formatPercent, formatPrice, toMillis } from "../format.ts";
+import { useApi } from "../hooks.ts";
+import { Link } from "../router.tsx";
+import type { PredictionView } from "../types.ts";
+
+type AssetList = { items: (string | { asset: string })[] } | (string | { asset: string })[];
+
+function assetNames(list: AssetList): string[] {
+  const items = Array.isArray(list) ? list : list.items;
+  return items.map((a) => (typeof a === "string" ? a : a.asset));
+}
+
+const shortDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+const DAY_MS = 86_400_000;
+const HORIZONS = [1, 7, 30, 90];
+
+function Prediction({ asset }: { asset: string }) {
+  const [horizon, setHorizon] = useState(7);
+  const view = useApi<PredictionView>(`/v1/predictions/${encodeURIComponent(asset)}?horizon=${horizon}`);
+  if (view.status === "loading") return <Loading label={`Loading ${asset}`} />;
+  if (view.status === "error") return <ErrorView error={view.error} what={`Prediction for ${asset}`} />;
+  const { prediction: raw, history, backtest } = view.data;
+  const hist = history
+    .map((h) => ({ x: toMillis(h.timestamp) ?? 0, y: Number(h.price) }))
+    .sort((a, b) => a.x - b.x);
+  const last = hist[hist.length - 1];
+  // Prices may arrive as decimal strings; the chart needs numbers. The horizon is in days.
+  const p = raw && {
+    ...raw,
+    currentPrice: Number(raw.currentPrice),
+    predictedPrice: Number(raw.predictedPrice),
+    lower: Number(raw.lower),
+    upper: Number(raw.upper),
+    horizon: Number(raw.horizon),
+  };
+  const from = p ? { x: toMillis(p.timestamp) ?? last?.x ?? 0, y: p.currentPrice } : null;
+  const target = p && from ? from.x + p.horizon * DAY_MS : 0;
+  return (
+    <>
+      {p ? (
+        <div className="stats" data-testid="prediction-stats">
+          <Stat label="Current price" value={formatPrice(p.currentPrice)} />
+          <Stat
+            label={`In ${p.horizon} ${p.horizon === 1 ? "day" : "days"}`}
+            value={formatPrice(p.predictedPrice)}
+          />
+          <Stat label="80 % interval" value={`${formatPrice(p.lower)} – ${formatPrice(p.upper)}`} />
+          <Stat label="Confidence" value={formatPercent(p.confidence)} hint="within ±5 % of the prediction" />
+        </div>
+      ) : (
+        <p className="state not-available" data-testid="no-prediction">
+          No prediction for {asset} yet: the model needs more price history.
+        </p>
+      )}
+      <Card
+        title={`${asset} price history${p ? " and prediction" : ""}`}
+        actions={
+          <select aria-label="Horizon" value={horizon} onChange={(e) => setHorizon(Number(e.target.value))}>
+            {HORIZONS.map((h) => (
+              <option key={h} value={h}>
+                {h} {h === 1 ? "day" : "days"}
+              </option>
+            ))}
+          </select>
+        }
+      >
+        <LineChart
+          title={`${asset} price history with the prediction and its 80 % interval`}
+          series={[
+            { name: "Price", className: "s-primary", points: hist },
+            ...(p && from
+              ? [
+                  {
+                    name: "Prediction",
+                    className: "s-accent",
+                    dashed: true,
+                    points: [from, { x: target, y: p.predictedPrice }],
+                  },
+                ]
+              : []),
+          ]}
+          bands={
+            p && from
+              ? [
+                  {
+                    name: "80 % interval",
+                    className: "band",
+                    points: [
+                      { x: from.x, lower: from.y, upper: from.y },
+                      { x: target, lower: p.lower, upper: p.upper },
+                    ],
+                  },
+                ]
+              : []
+          }
+          markers={
+            p
+              ? [
+                  {
+                    x: target,
+                    y: p.predictedPrice,
+                    className: "m-accent",
+                    label: `Predicted ${formatPrice(p.predictedPrice)}`,
+                  },
+                ]
+              : []
+          }
+          xLabel={shortDate}
+          yLabel={(y) => formatPrice(y)}
+        />
+      </Card>
+      <Card title="Backtest accuracy">
+        {backtest ? (
+          <Fields
+            rows={[
+              ["Mean absolute % error", formatPercent(backtest.mape, true)],
+              ["Naive baseline error", formatPercent(backtest.baselineMape, true)],
+              ["80 % interval coverage", formatPercent(backtest.coverage80)],
+              ["Calibration error", formatPercent(backtest.calibrationError)],
+              ["Horizon", `${backtest.horizon} d`],
+            ]}
+          />
+        ) : (
+          <p className="muted empty" data-testid="no-backtest">
+            No backtest for this asset and horizon yet.
+          </p>
+        )}
+        {p ? (
+          <p className="muted small">
+            Model {p.modelVersion} · source {p.source} · latest price {formatDate(p.timestamp)}
+          </p>
+        ) : null}
+      </Card>
+    </>
+  );
+}
+
+/** Price predictions: pick an asset, see its history, the forecast with its interval, and the backtest. */
+export function PredictionsPage({ asset }: { asset?: string | undefined }) {
+  const assets = useApi<AssetList>("/v1/predictions");
+  if (assets.status === "loading") return <Loading label="Loading assets" />;
+  if (assets.status === "error")
+    return <ErrorView error={assets.error} what="Predictions" onRetry={assets.reload} feature />;
+  const names = assetNames(assets.data);
+  const current = asset ?? names[0];
+  return (
+    <div className="page">
+      <h1>Price predictions</h1>
+      <nav className="tabs" aria-label="Assets">
+        {names.map((n) => (
+          <Link
+            key={n}
+            to={`/predictions/${encodeURIComponent(n)}`}
+            className={n === current ? "tab active" : "tab"}
+          >
+            {n}
+          </Link>
+        ))}
+      </nav>
+      {current ? (
+        <Prediction key={current} asset={current} />
+      ) : (
+        <p className="muted empty">No assets are tracked.</p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,121 @@
+import { z } from "zod";
+
+/** The chains the gateway knows by id: network name, native currency and block time for `api_getChainInfo`. */
+export const KNOWN_NETWORKS = {
+  1337: { name: "dev", blockTimeSeconds: 0 },
+  13370: { name: "mainnet", blockTimeSeconds: 2 },
+} as const satisfies Record<number, { name: string; blockTimeSeconds: number }>;
+
+/** Defaults of every gateway setting (DECISIONS.md "Limits", "API keys, tiers and rate limits"). */
+export const GATEWAY_DEFAULTS = {
+  addr: "127.0.0.1",
+  port: 4000,
+  corsOrigin: "*",
+  maxBodyBytes: 5 * 1024 * 1024,
+  maxBatch: 1_000,
+  maxWsMessageBytes: 15 * 1024 * 1024,
+  maxWsQueuedBytes: 8 * 1024 * 1024,
+  maxWsConnections: 10_000,
+  /** Milliseconds between upstream health checks. */
+  healthIntervalMs: 1_000,
+  /** Blocks an upstream may trail the best head and still be routed to. */
+  maxLagBlocks: 0,
+  /** Milliseconds before an upstream request is abandoned. */
+  upstreamTimeoutMs: 30_000,
+  /** Redis unreachable: `open` lets requests through (with a warning and a metric), `closed` refuses them. */
+  limiterFailure: "open" as "open" | "closed",
+  redisKeyPrefix: "strata:rl",
+  /** Seconds an API key lookup is cached in process (a revocation elsewhere takes effect within this time). */
+  keyCacheSeconds: 5,
+  /** Take the client IP from `X-Forwarded-For` (only behind a proxy that sets it). */
+  trustProxy: false,
+  logLevel: "info",
+} as const;
+
+/** Everything a gateway needs to run; built by {@link createGatewayConfig}. */
+export interface GatewayConfig {
+  /** JSON-RPC URLs of the nodes behind the gateway (`http://`), at least one. */
+  readonly upstreams: readonly string[];
+  readonly addr: string;
+  readonly port: number;
+  readonly corsOrigin: string;
+  readonly maxBodyBytes: number;
+  readonly maxBatch: number;
+  readonly maxWsMessageBytes: number;
+  readonly maxWsQueuedBytes: number;
+  readonly maxWsConnections: number;
+  readonly healthIntervalMs: number;
+  readonly maxLagBlocks: number;
+  readonly upstreamTimeoutMs: number;
+  /** `postgres://` URL of the key database; embedded PGlite under `dataDir` when absent. */
+  readonly databaseUrl: string | undefined;
+  /** Directory of the embedded database; in memory when absent. */
+  readonly dataDir: string | undefined;
+  /** Redis URL for shared rate-limit counters; process memory when absent. */
+  readonly redisUrl: string | undefined;
+  readonly redisKeyPrefix: string;
+  readonly limiterFailure: "open" | "closed";
+  readonly keyCacheSeconds: number;
+  readonly trustProxy: boolean;
+  /** Token required by the admin API (`Authorization: Bearer …`); the admin API is off when absent. */
+  readonly adminToken: string | undefined;
+  /** Seconds after which a head counts as stale for /health; 0 disables (on-demand block production). */
+  readonly maxHeadAgeSeconds: number | undefined;
+  readonly logLevel: string;
+}
+
+/** Settings a caller may override; everything else takes {@link GATEWAY_DEFAULTS}. */
+export type GatewayConfigOverrides = Partial<GatewayConfig> & Pick<GatewayConfig, "upstreams">;
+
+const schema = z.object({
+  upstreams: z.array(z.url({ protocol: /^https?$/ })).min(1, "at least one upstream is required"),
+  port: z.number().int().min(0).max(65535),
+  maxBodyBytes: z.number().int().positive(),
+  maxBatch: z.number().int().positive(),
+  healthIntervalMs: z.number().int().positive(),
+  maxLagBlocks: z.number().int().min(0),
+  upstreamTimeoutMs: z.number().int().positive(),
+  databaseUrl: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must start with postgres://")
+    .optional(),
+  redisUrl: z
+    .string()
+    .regex(/^rediss?:\/\//, "must start with redis://")
+    .optional(),
+  limiterFailure: z.enum(["open", "closed"]),
+  keyCacheSeconds: z.number().min(0),
+  maxHeadAgeSeconds: z.number().min(0).optional(),
+});
+
+/** A gateway setting that failed validation; the message names the setting. */
+export class GatewayConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "GatewayConfigError";
+  }
+}
+
+/** Applies defaults to `overrides` and validates the result. */
+export function createGatewayConfig(overrides: GatewayConfigOverrides): GatewayConfig {
+  const config: GatewayConfig = {
+    ...GATEWAY_DEFAULTS,
+    databaseUrl: undefined,
+    dataDir: undefined,
+    redisUrl: undefined,
+    adminToken: undefined,
+    maxHeadAgeSeconds: undefined,
+    ...withoutUndefined(overrides),
+    upstreams: overrides.upstreams.map((u) => u.replace(/\/+$/, "")),
+  };
+  const result = schema.safeParse(withoutUndefined(config));
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new GatewayConfigError(`${issue.path.join(".")}: ${issue.message}`);
+  }
+  return config;
+}
+
+function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

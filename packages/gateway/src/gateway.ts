@@ -1,0 +1,156 @@
+import { type Database, openDatabase } from "@strata/db";
+import { type Logger, pino } from "pino";
+import { type Clock, systemClock } from "./clock.js";
+import { createGatewayConfig, type GatewayConfig, type GatewayConfigOverrides } from "./config.js";
+import { ApiKeyStore, keyDatabaseDir } from "./keys/key-store.js";
+import { AccessControl } from "./limits/access-control.js";
+import { MemoryRateLimiter } from "./limits/memory-limiter.js";
+import type { RateLimiter } from "./limits/rate-limiter.js";
+import { RedisRateLimiter } from "./limits/redis-limiter.js";
+import { GatewayMetrics } from "./metrics.js";
+import { createRestApi } from "./rest/index.js";
+import { RpcProxy } from "./rpc/rpc-proxy.js";
+import { callUpstream, unwrap } from "./rpc/upstream-rpc.js";
+import { AdminApi } from "./server/admin-api.js";
+import { GatewayHttpServer } from "./server/http-server.js";
+import { GatewayWsServer } from "./server/ws-server.js";
+import { UpstreamPool } from "./upstream/upstream-pool.js";
+
+/** A running gateway. */
+export interface Gateway {
+  readonly config: GatewayConfig;
+  /** `http://addr:port` once started. */
+  readonly url: string;
+  /** `ws://addr:port` once started. */
+  readonly wsUrl: string;
+  readonly keys: ApiKeyStore;
+  readonly metrics: GatewayMetrics;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Things a caller (mostly a test) may supply instead of the defaults. */
+export interface GatewayDependencies {
+  /** Time source of the limits and /health (default: the system clock). */
+  readonly clock?: Clock;
+  readonly logger?: Logger;
+  /** An already open key database (default: opened from the config). */
+  readonly database?: Database;
+}
+
+/**
+ * Composition root of the API gateway: key database, rate limiter (Redis or memory), upstream pool,
+ * JSON-RPC proxy, HTTP and WebSocket servers. `start()` opens the database (migrating the key table),
+ * checks the upstreams once and listens; `stop()` closes everything it opened.
+ */
+export async function createGateway(
+  overrides: GatewayConfigOverrides,
+  dependencies: GatewayDependencies = {},
+): Promise<Gateway> {
+  const config = createGatewayConfig(overrides);
+  const clock = dependencies.clock ?? systemClock;
+  const log =
+    dependencies.logger ??
+    pino({ level: config.logLevel, base: { service: "strata-gateway" } }, pino.destination(2));
+  const ownsDatabase = dependencies.database === undefined;
+  const database =
+    dependencies.database ??
+    (await openDatabase(
+      config.databaseUrl,
+      config.dataDir === undefined ? undefined : keyDatabaseDir(config.dataDir),
+    ));
+  const keys = new ApiKeyStore(database, config.keyCacheSeconds, clock);
+  const metrics = new GatewayMetrics();
+  const limiter: RateLimiter =
+    config.redisUrl === undefined
+      ? new MemoryRateLimiter()
+      : new RedisRateLimiter(config.redisUrl, config.redisKeyPrefix);
+  const pool = new UpstreamPool(config.upstreams, {
+    intervalMs: config.healthIntervalMs,
+    maxLagBlocks: config.maxLagBlocks,
+    timeoutMs: config.upstreamTimeoutMs,
+    log: log.child({ module: "upstream" }),
+    metrics,
+  });
+  const access = new AccessControl({
+    keys,
+    limiter,
+    onLimiterFailure: config.limiterFailure,
+    clock,
+    metrics,
+    warn: (error) =>
+      log.warn(
+        { err: error },
+        `rate limiter unreachable: requests are ${config.limiterFailure === "open" ? "let through uncounted" : "refused"}`,
+      ),
+  });
+  const proxy = new RpcProxy(pool, log.child({ module: "proxy" }));
+  let chainId: number | undefined;
+  const http = new GatewayHttpServer(config, {
+    access,
+    proxy,
+    admin: config.adminToken === undefined ? undefined : new AdminApi(keys, config.adminToken),
+    rest: createRestApi({
+      database: config.databaseUrl !== undefined || !ownsDatabase ? database : undefined,
+      rpc: async (method, params) => unwrap((await callUpstream(pool, [{ method, params }]))[0]),
+    }),
+    health: {
+      pool,
+      keys,
+      limiter,
+      clock,
+      maxHeadAgeSeconds: config.maxHeadAgeSeconds,
+      chainId: () => chainId,
+    },
+    metrics,
+    log: log.child({ module: "http" }),
+  });
+  const ws = new GatewayWsServer(http.server, config, {
+    access,
+    proxy,
+    pool,
+    metrics,
+    log: log.child({ module: "ws" }),
+  });
+  let url = "";
+
+  const learnChainId = async () => {
+    if (chainId !== undefined || !pool.anyHealthy) return;
+    const [answer] = await callUpstream(pool, [{ method: "eth_chainId", params: [] }]).catch(() => [
+      undefined,
+    ]);
+    if (typeof answer === "string") chainId = Number.parseInt(answer, 16);
+  };
+
+  return {
+    config,
+    keys,
+    metrics,
+    get url() {
+      return url;
+    },
+    get wsUrl() {
+      return url.replace(/^http/, "ws");
+    },
+    async start() {
+      await keys.migrate();
+      if (limiter instanceof RedisRateLimiter) {
+        await limiter
+          .ready()
+          .catch((error: unknown) => log.warn({ err: error }, "redis is not reachable yet"));
+      }
+      await pool.start();
+      await learnChainId();
+      pool.onCheck(learnChainId);
+      url = await http.listen();
+      log.info({ url, upstreams: config.upstreams.length, limiter: limiter.kind }, "gateway listening");
+    },
+    async stop() {
+      await ws.close();
+      await http.close();
+      pool.stop();
+      await limiter.close();
+      if (ownsDatabase) await database.close();
+    },
+  };
+}

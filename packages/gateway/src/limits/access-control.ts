@@ -1,0 +1,140 @@
+import type { RpcError } from "@strata/protocol";
+import type { Clock } from "../clock.js";
+import { InvalidApiKeyError, LimiterUnavailableError, RateLimitedError } from "../errors.js";
+import type { ApiKeyStore } from "../keys/key-store.js";
+import { TIER_LIMITS, type Tier } from "../keys/tiers.js";
+import type { GatewayMetrics } from "../metrics.js";
+import { type LimitOutcome, msUntilUtcMidnight, type RateLimiter } from "./rate-limiter.js";
+
+/** Who is asking: the `X-API-Key` value (if any) and the client's IP address. */
+export interface Caller {
+  readonly apiKey: string | undefined;
+  readonly ip: string;
+}
+
+/** The counted party of a request: its tier and the subject its calls are counted under. */
+export interface Identity {
+  readonly tier: Tier;
+  readonly subject: string;
+}
+
+/** The answer to "may this caller make `cost` calls now?", with the RateLimit-* headers to send. */
+export type AccessDecision =
+  | { readonly allowed: true; readonly tier: Tier; readonly headers: Record<string, string> }
+  | {
+      readonly allowed: false;
+      readonly tier: Tier | undefined;
+      readonly error: RpcError;
+      readonly headers: Record<string, string>;
+    };
+
+/** Options of {@link AccessControl}. */
+export interface AccessControlOptions {
+  /** Where keys are checked; without a store every key is unknown (keyless Free tier only). */
+  readonly keys: ApiKeyStore | undefined;
+  readonly limiter: RateLimiter;
+  /** `open`: a limiter failure lets the request through; `closed`: it is refused with 503. */
+  readonly onLimiterFailure: "open" | "closed";
+  readonly clock: Clock;
+  readonly metrics?: GatewayMetrics | undefined;
+  /** Receives a warning when the limiter fails (once per outage). */
+  readonly warn?: ((error: unknown) => void) | undefined;
+}
+
+/**
+ * The key check and the rate limiter of DECISIONS.md, for the gateway and for a node's own port:
+ * no key -> Free tier per client IP; a valid key -> its tier per key; an unknown or revoked key ->
+ * 401; over a limit -> 429 with -32005 and `data`. Every decision carries the RateLimit-* headers
+ * (none for the unlimited Enterprise tier).
+ */
+export class AccessControl {
+  private limiterDown = false;
+
+  constructor(private readonly options: AccessControlOptions) {}
+
+  /** Checks the caller's key, then charges `cost` calls against its limits. */
+  async authorize(caller: Caller, cost: number): Promise<AccessDecision> {
+    const identity = await this.identify(caller);
+    if (identity instanceof InvalidApiKeyError)
+      return { allowed: false, tier: undefined, error: identity, headers: {} };
+    return this.charge(identity, cost);
+  }
+
+  /** Who pays for the caller's calls: its key's tier and id, or the Free tier per IP without a key. */
+  async identify(caller: Caller): Promise<Identity | InvalidApiKeyError> {
+    if (caller.apiKey === undefined) return { tier: "free", subject: `ip:${caller.ip}` };
+    const record = caller.apiKey === "" ? undefined : await this.options.keys?.lookup(caller.apiKey);
+    if (record === undefined) {
+      this.options.metrics?.invalidKeys.inc();
+      return new InvalidApiKeyError();
+    }
+    return { tier: record.tier, subject: `key:${record.id}` };
+  }
+
+  /** Charges `cost` calls to an identified caller. */
+  async charge(identity: Identity, cost: number): Promise<AccessDecision> {
+    const { tier, subject } = identity;
+    const limits = TIER_LIMITS[tier];
+    const now = this.options.clock();
+    let outcome: LimitOutcome;
+    try {
+      outcome = await this.options.limiter.consume({
+        subject,
+        perSecond: limits.perSecond ?? 0,
+        perDay: limits.perDay ?? 0,
+        cost,
+        now,
+      });
+      if (this.limiterDown) this.limiterDown = false;
+    } catch (error) {
+      if (!this.limiterDown) {
+        this.limiterDown = true;
+        this.options.warn?.(error);
+      }
+      if (this.options.onLimiterFailure === "open") {
+        this.options.metrics?.limiterDecisions.inc({ tier, decision: "failed_open" });
+        return { allowed: true, tier, headers: {} };
+      }
+      this.options.metrics?.limiterDecisions.inc({ tier, decision: "failed_closed" });
+      return { allowed: false, tier, error: new LimiterUnavailableError(), headers: {} };
+    }
+    const headers = rateLimitHeaders(tier, outcome, now);
+    if (outcome.allowed) {
+      this.options.metrics?.limiterDecisions.inc({ tier, decision: "allowed" });
+      return { allowed: true, tier, headers };
+    }
+    this.options.metrics?.limiterDecisions.inc({ tier, decision: "refused" });
+    const period = outcome.refusedBy === "day" ? "day" : "second";
+    const retryAfterMs = period === "day" ? msUntilUtcMidnight(now) : Math.max(1, outcome.secondResetMs);
+    const limit = (period === "day" ? limits.perDay : limits.perSecond) ?? 0;
+    return {
+      allowed: false,
+      tier,
+      error: new RateLimitedError({ tier, limit, period, retryAfterMs }),
+      headers: { ...headers, "Retry-After": String(Math.ceil(retryAfterMs / 1000)) },
+    };
+  }
+}
+
+/**
+ * RateLimit-Limit/-Remaining/-Reset of the policy closest to exhaustion: the per-second window
+ * normally, the daily quota once fewer calls remain today than in the window.
+ */
+function rateLimitHeaders(tier: Tier, outcome: LimitOutcome, now: number): Record<string, string> {
+  const limits = TIER_LIMITS[tier];
+  if (limits.perSecond === undefined || limits.perDay === undefined) return {};
+  const secondRemaining = Math.max(0, limits.perSecond - outcome.secondUsed);
+  const dayRemaining = Math.max(0, limits.perDay - outcome.dayUsed);
+  if (dayRemaining < secondRemaining || outcome.refusedBy === "day") {
+    return {
+      "RateLimit-Limit": String(limits.perDay),
+      "RateLimit-Remaining": String(dayRemaining),
+      "RateLimit-Reset": String(Math.ceil(msUntilUtcMidnight(now) / 1000)),
+    };
+  }
+  return {
+    "RateLimit-Limit": String(limits.perSecond),
+    "RateLimit-Remaining": String(secondRemaining),
+    "RateLimit-Reset": String(Math.ceil(Math.max(0, outcome.secondResetMs) / 1000)),
+  };
+}

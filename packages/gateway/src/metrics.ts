@@ -1,0 +1,88 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+/** Distinct method labels kept before further names are counted as `other` (bounded cardinality). */
+const MAX_METHOD_LABELS = 256;
+
+/** The gateway's Prometheus metrics, in a registry of their own (served on GET /metrics). */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  private readonly methods = new Set<string>();
+
+  /** JSON-RPC calls and REST requests by method, tier and HTTP status. */
+  readonly requests = new Counter({
+    name: "strata_gateway_requests_total",
+    help: "JSON-RPC calls and REST requests by method, tier and HTTP status",
+    labelNames: ["method", "tier", "status"] as const,
+    registers: [this.registry],
+  });
+
+  /** Time from a request's arrival to its answer. */
+  readonly latency = new Histogram({
+    name: "strata_gateway_request_duration_seconds",
+    help: "Time from a request's arrival to its answer, by method (batch for batches)",
+    labelNames: ["method", "transport"] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  /** Rate-limiter decisions: allowed, refused, failed_open, failed_closed. */
+  readonly limiterDecisions = new Counter({
+    name: "strata_gateway_limiter_decisions_total",
+    help: "Rate-limiter decisions by tier and outcome (allowed, refused, failed_open, failed_closed)",
+    labelNames: ["tier", "decision"] as const,
+    registers: [this.registry],
+  });
+
+  /** Requests refused for an unknown or revoked API key. */
+  readonly invalidKeys = new Counter({
+    name: "strata_gateway_invalid_api_keys_total",
+    help: "Requests refused for an unknown or revoked API key",
+    registers: [this.registry],
+  });
+
+  /** 1 while an upstream passes its health check. */
+  readonly upstreamUp = new Gauge({
+    name: "strata_gateway_upstream_up",
+    help: "1 while the upstream node answers its health check",
+    labelNames: ["upstream"] as const,
+    registers: [this.registry],
+  });
+
+  /** The latest head block number each upstream reported. */
+  readonly upstreamHead = new Gauge({
+    name: "strata_gateway_upstream_head_block",
+    help: "Latest head block number reported by the upstream",
+    labelNames: ["upstream"] as const,
+    registers: [this.registry],
+  });
+
+  /** Blocks each upstream trails the best head by. */
+  readonly upstreamLag = new Gauge({
+    name: "strata_gateway_upstream_lag_blocks",
+    help: "Blocks the upstream trails the best known head by",
+    labelNames: ["upstream"] as const,
+    registers: [this.registry],
+  });
+
+  /** Calls moved to another upstream after one failed. */
+  readonly failovers = new Counter({
+    name: "strata_gateway_upstream_failovers_total",
+    help: "Calls retried on another upstream after a transport failure",
+    registers: [this.registry],
+  });
+
+  /** Open client WebSocket connections. */
+  readonly wsConnections = new Gauge({
+    name: "strata_gateway_ws_connections",
+    help: "Open client WebSocket connections",
+    registers: [this.registry],
+  });
+
+  /** A method name safe to use as a label value. */
+  methodLabel(method: string): string {
+    if (this.methods.has(method)) return method;
+    if (this.methods.size >= MAX_METHOD_LABELS || !/^[A-Za-z0-9_ /.-]{1,64}$/.test(method)) return "other";
+    this.methods.add(method);
+    return method;
+  }
+}

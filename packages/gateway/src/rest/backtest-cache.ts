@@ -1,0 +1,55 @@
+import { backtest, InsufficientHistoryError } from "@strata/predictor";
+
+/** The backtest summary `GET /v1/predictions/{asset}` reports. */
+export interface BacktestSummary {
+  readonly mape: number;
+  readonly baselineMape: number;
+  readonly coverage80: number;
+  readonly calibrationError: number;
+  readonly horizon: number;
+}
+
+/** Scored forecast origins per backtest at most: bounds the work of one request. */
+const MAX_ORIGINS = 250;
+const MAX_ENTRIES = 64;
+
+/**
+ * Walk-forward backtests of the prediction model on an asset's indexed daily closes, remembered per
+ * asset, horizon and latest close (a new close computes a new one).
+ */
+export class BacktestCache {
+  readonly #entries = new Map<string, BacktestSummary | null>();
+
+  /** The backtest at `horizon` days over `closes` (unix seconds, price), or `null` with too little history. */
+  get(
+    asset: string,
+    horizon: number,
+    closes: readonly { time: number; price: number }[],
+  ): BacktestSummary | null {
+    const last = closes.at(-1);
+    if (last === undefined) return null;
+    const key = `${asset}/${horizon}/${closes.length}/${last.time}/${last.price}`;
+    if (this.#entries.has(key)) return this.#entries.get(key)!;
+    const summary = this.#run(horizon, closes);
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(key, summary);
+    return summary;
+  }
+
+  #run(horizon: number, closes: readonly { time: number; price: number }[]): BacktestSummary | null {
+    try {
+      const step = Math.max(1, Math.ceil(closes.length / MAX_ORIGINS));
+      const report = backtest(closes, horizon, { step });
+      return {
+        mape: report.model.mape,
+        baselineMape: report.baseline.mape,
+        coverage80: report.model.coverage,
+        calibrationError: report.model.calibrationError,
+        horizon,
+      };
+    } catch (error) {
+      if (error instanceof InsufficientHistoryError) return null;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { RpcError } from "@strata/protocol";
+import { UpstreamUnavailableError } from "../errors.js";
+import type { UpstreamPool } from "../upstream/upstream-pool.js";
+
+/** A JSON-RPC error answered by an upstream node, passed on to the client unchanged. */
+export class UpstreamRpcError extends RpcError {
+  constructor(error: { code: number; message: string; data?: unknown }) {
+    super(error.code, error.message, error.data === undefined ? {} : { data: error.data });
+  }
+}
+
+/** One JSON-RPC answer object as a node sends it. */
+export interface AnswerObject {
+  readonly id?: unknown;
+  readonly result?: unknown;
+  readonly error?: { code: number; message: string; data?: unknown };
+}
+
+/** One call the gateway itself makes to a node. */
+export interface UpstreamCall {
+  readonly method: string;
+  readonly params: readonly unknown[];
+}
+
+/**
+ * Makes `calls` as one batch on the best upstream (with failover) and returns each result in order,
+ * or the {@link RpcError} the node answered for it.
+ */
+export async function callUpstream(
+  pool: UpstreamPool,
+  calls: readonly UpstreamCall[],
+): Promise<(unknown | RpcError)[]> {
+  const body = JSON.stringify(
+    calls.map((c, id) => ({ jsonrpc: "2.0", id, method: c.method, params: c.params })),
+  );
+  const { body: text } = await pool.send(body);
+  return matchAnswers(text, calls.length).map((answer) =>
+    answer.error !== undefined ? new UpstreamRpcError(answer.error) : answer.result,
+  );
+}
+
+/**
+ * Pairs a node's batch answer with the `count` calls sent under ids 0..count-1. An answer that is not
+ * a batch (the node refused the body whole) becomes every call's error.
+ */
+export function matchAnswers(text: string, count: number): AnswerObject[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const fallback: AnswerObject =
+    typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && "error" in parsed
+      ? (parsed as AnswerObject)
+      : { error: new UpstreamUnavailableError("upstream node sent an invalid answer").toJSON() };
+  const answers: AnswerObject[] = new Array(count).fill(fallback);
+  if (Array.isArray(parsed)) {
+    for (const item of parsed as AnswerObject[]) {
+      if (typeof item?.id === "number" && item.id >= 0 && item.id < count) answers[item.id] = item;
+    }
+  }
+  return answers;
+}
+
+/** The result of `call`, or throws the node's error. */
+export function unwrap<T>(value: unknown | RpcError): T {
+  if (value instanceof RpcError) throw value;
+  return value as T;
+}

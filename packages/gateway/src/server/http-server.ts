@@ -1,0 +1,226 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  encodeError,
+  InvalidRequestError,
+  isRejected,
+  type ParsedBody,
+  parseBody,
+  type RpcError,
+} from "@strata/protocol";
+import type { Logger } from "pino";
+import type { GatewayConfig } from "../config.js";
+import type { AccessControl, AccessDecision } from "../limits/access-control.js";
+import type { GatewayMetrics } from "../metrics.js";
+import type { RestHandler } from "../rest/index.js";
+import type { RpcProxy } from "../rpc/rpc-proxy.js";
+import type { AdminApi } from "./admin-api.js";
+import { callerOf } from "./caller.js";
+import { type HealthSources, healthReport } from "./health.js";
+import { sendJson, sendPlain } from "./respond.js";
+
+/** What the HTTP server routes to. */
+export interface HttpRoutes {
+  readonly access: AccessControl;
+  readonly proxy: RpcProxy;
+  readonly admin: AdminApi | undefined;
+  readonly rest: RestHandler;
+  readonly health: HealthSources;
+  readonly metrics: GatewayMetrics;
+  readonly log: Logger;
+}
+
+/**
+ * The gateway's HTTP side: JSON-RPC on `POST /` and `POST /rpc`, REST under `/v1` and `/docs`, health
+ * and metrics, the admin API. Statuses follow DECISIONS.md: 401 bad key, 429 over a limit, 413 body
+ * too large, 415 wrong content type, 405 wrong method, 404 unknown path, 204 notifications only.
+ */
+export class GatewayHttpServer {
+  readonly server: Server;
+
+  constructor(
+    private readonly config: GatewayConfig,
+    private readonly routes: HttpRoutes,
+  ) {
+    this.server = createServer(
+      { keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 },
+      (req, res) => {
+        this.handle(req, res).catch((error: unknown) => {
+          routes.log.error({ err: error }, "request failed");
+          if (!res.headersSent) sendPlain(res, 500, "internal error");
+          else res.destroy();
+        });
+      },
+    );
+  }
+
+  /** Listens on the configured address; resolves with the bound URL. */
+  listen(): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(this.config.port, this.config.addr, () => {
+        this.server.off("error", reject);
+        const { port } = this.server.address() as AddressInfo;
+        resolve(`http://${this.config.addr}:${port}`);
+      });
+    });
+  }
+
+  /** Stops accepting connections and closes open ones. */
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.setHeader("Access-Control-Allow-Origin", this.config.corsOrigin);
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, {
+        "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
+        "Access-Control-Allow-Headers": "Content-Type, X-API-Key, Authorization",
+        "Access-Control-Expose-Headers": "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After",
+        "Access-Control-Max-Age": "86400",
+      });
+      res.end();
+      return;
+    }
+    res.setHeader(
+      "Access-Control-Expose-Headers",
+      "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After",
+    );
+    const url = new URL(req.url ?? "/", "http://gateway");
+    const path = url.pathname;
+    if (path === "/" || path === "/rpc") {
+      if (req.method !== "POST") return sendPlain(res, 405, "method not allowed", { Allow: "POST, OPTIONS" });
+      return this.jsonRpc(req, res, url);
+    }
+    if (this.routes.admin?.owns(path)) return this.routes.admin.handle(req, res, path);
+    const isRest = path === "/v1" || path.startsWith("/v1/") || path === "/docs" || path.startsWith("/docs/");
+    const known = isRest || path === "/health" || path === "/health/live" || path === "/metrics";
+    if (!known) return sendPlain(res, 404, "not found");
+    if (req.method !== "GET" && req.method !== "HEAD")
+      return sendPlain(res, 405, "method not allowed", { Allow: "GET, OPTIONS" });
+    if (path === "/health/live") return sendJson(res, 200, '{"status":"ok"}');
+    if (path === "/health") {
+      const report = await healthReport(this.routes.health);
+      return sendJson(res, report.status === "ok" ? 200 : 503, JSON.stringify(report));
+    }
+    if (path === "/metrics") {
+      const text = await this.routes.metrics.registry.metrics();
+      res.writeHead(200, { "Content-Type": this.routes.metrics.registry.contentType });
+      res.end(text);
+      return;
+    }
+    return this.rest(req, res, url);
+  }
+
+  private async rest(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const started = performance.now();
+    const decision = await this.routes.access.authorize(callerOf(req, url, this.config.trustProxy), 1);
+    for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
+    const method = `GET ${url.pathname.split("/").slice(0, 3).join("/")}`;
+    if (!decision.allowed) {
+      this.count(method, decision, decision.error.httpStatus);
+      return sendJson(res, decision.error.httpStatus, JSON.stringify({ error: decision.error.toJSON() }));
+    }
+    await this.routes.rest(req, res, url);
+    this.count(method, decision, res.statusCode);
+    this.routes.metrics.latency.observe(
+      { method: "rest", transport: "http" },
+      (performance.now() - started) / 1000,
+    );
+  }
+
+  private async jsonRpc(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const started = performance.now();
+    const type = req.headers["content-type"] ?? "";
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      return sendPlain(res, 415, "invalid content type, only application/json is supported");
+    }
+    const text = await this.readBody(req, res);
+    if (text === undefined) return;
+    const parsed = parseBody(text, this.config.maxBatch);
+    const cost = parsed.kind === "batch" ? parsed.entries.length : 1;
+    const decision = await this.routes.access.authorize(callerOf(req, url, this.config.trustProxy), cost);
+    if (!decision.allowed) {
+      const status = decision.error.httpStatus;
+      this.countCalls(parsed, decision, status);
+      return sendJson(res, status, encodeError(singleId(parsed), decision.error), decision.headers);
+    }
+    const answer = await this.routes.proxy.answer(parsed, text);
+    if (answer.body === undefined) {
+      res.writeHead(204, decision.headers);
+      res.end();
+    } else {
+      sendJson(res, answer.status, answer.body, decision.headers);
+    }
+    this.countCalls(parsed, decision, answer.body === undefined ? 204 : answer.status);
+    const method = parsed.kind === "single" && !isRejected(parsed.entry) ? parsed.entry.method : parsed.kind;
+    this.routes.metrics.latency.observe(
+      { method: this.routes.metrics.methodLabel(method), transport: "http" },
+      (performance.now() - started) / 1000,
+    );
+  }
+
+  /** Reads the body within the size limit; answers 413 itself and resolves undefined when it is too large. */
+  private readBody(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
+    const limit = this.config.maxBodyBytes;
+    if (Number(req.headers["content-length"] ?? 0) > limit) {
+      this.refuse(req, res, tooLarge(limit));
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let refused = false;
+      req.on("data", (chunk: Buffer) => {
+        if (refused) return;
+        size += chunk.length;
+        if (size > limit) {
+          refused = true;
+          this.refuse(req, res, tooLarge(limit));
+          resolve(undefined);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on("end", () => {
+        if (!refused) resolve(Buffer.concat(chunks).toString("utf8"));
+      });
+      req.on("error", () => {
+        if (!refused) resolve(undefined);
+      });
+    });
+  }
+
+  private refuse(req: IncomingMessage, res: ServerResponse, error: RpcError): void {
+    res.setHeader("Connection", "close");
+    sendJson(res, error.httpStatus, encodeError("null", error));
+    req.resume();
+  }
+
+  private countCalls(parsed: ParsedBody, decision: AccessDecision, status: number): void {
+    const entries = parsed.kind === "batch" ? parsed.entries : parsed.kind === "single" ? [parsed.entry] : [];
+    if (entries.length === 0) this.count("invalid", decision, status);
+    for (const entry of entries) this.count(isRejected(entry) ? "invalid" : entry.method, decision, status);
+  }
+
+  private count(method: string, decision: AccessDecision, status: number): void {
+    this.routes.metrics.requests.inc({
+      method: this.routes.metrics.methodLabel(method),
+      tier: decision.tier ?? "none",
+      status: String(status),
+    });
+  }
+}
+
+/** The id to answer a refused body with: the request's own for a single call, null otherwise. */
+function singleId(parsed: ParsedBody): string {
+  return parsed.kind === "single" ? parsed.entry.idJson : "null";
+}
+
+function tooLarge(limit: number): RpcError {
+  return new InvalidRequestError(`request body too large, limit is ${limit} bytes`, 413);
+}

@@ -1,0 +1,322 @@
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import {
+  encodeError,
+  encodeResult,
+  InvalidParamsError,
+  isRejected,
+  parseBody,
+  type RejectedRequest,
+  type RpcRequest,
+} from "@strata/protocol";
+import type { Logger } from "pino";
+import { type WebSocket, WebSocketServer } from "ws";
+import type { GatewayConfig } from "../config.js";
+import { InvalidApiKeyError, UpstreamUnavailableError } from "../errors.js";
+import type { AccessControl, Identity } from "../limits/access-control.js";
+import type { GatewayMetrics } from "../metrics.js";
+import type { RpcProxy } from "../rpc/rpc-proxy.js";
+import { UpstreamRpcError } from "../rpc/upstream-rpc.js";
+import { toWsUrl, type UpstreamPool } from "../upstream/upstream-pool.js";
+import { callerOf } from "./caller.js";
+import { type UpstreamNotification, UpstreamSocket } from "./upstream-socket.js";
+
+/** Close code for a binary frame (RFC 6455: unsupported data). */
+const UNSUPPORTED_DATA = 1003;
+/** Reconnection back-off bounds after an upstream connection is lost. */
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 2_000;
+
+/** What the WebSocket side uses. */
+export interface WsDependencies {
+  readonly access: AccessControl;
+  readonly proxy: RpcProxy;
+  readonly pool: UpstreamPool;
+  readonly metrics: GatewayMetrics;
+  readonly log: Logger;
+}
+
+/**
+ * The gateway's WebSocket side on `/` and `/ws`: the API key is checked at the upgrade (401 when
+ * invalid); every message counts against the caller's limits like an HTTP request (notifications to
+ * the client do not), and a refused message is answered with the limit error while the socket stays
+ * open. Calls are answered like HTTP ones; subscriptions run on a connection to a node of the
+ * client's own and survive the loss of that node: the gateway reconnects (to any healthy node) and
+ * re-subscribes, and the client keeps its subscription ids.
+ */
+export class GatewayWsServer {
+  private readonly wss: WebSocketServer;
+  private readonly sessions = new Set<ClientSession>();
+
+  constructor(
+    server: Server,
+    private readonly config: GatewayConfig,
+    private readonly deps: WsDependencies,
+  ) {
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: config.maxWsMessageBytes,
+      perMessageDeflate: false,
+    });
+    server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.upgrade(req, socket, head).catch((error: unknown) => {
+        deps.log.error({ err: error }, "websocket upgrade failed");
+        socket.destroy();
+      });
+    });
+  }
+
+  /** Disconnects every client and its upstream connection. */
+  close(): Promise<void> {
+    for (const session of this.sessions) session.close();
+    for (const ws of this.wss.clients) ws.terminate();
+    return new Promise((resolve) => this.wss.close(() => resolve()));
+  }
+
+  private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://gateway");
+    if (url.pathname !== "/" && url.pathname !== "/ws") {
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    if (this.sessions.size >= this.config.maxWsConnections) {
+      socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    const identity = await this.deps.access.identify(callerOf(req, url, this.config.trustProxy));
+    if (identity instanceof InvalidApiKeyError) {
+      const body = encodeError("null", identity);
+      socket.end(
+        `HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const session = new ClientSession(ws, identity, this.config, this.deps);
+      this.sessions.add(session);
+      this.deps.metrics.wsConnections.inc();
+      ws.on("close", () => {
+        session.close();
+        if (this.sessions.delete(session)) this.deps.metrics.wsConnections.dec();
+      });
+    });
+  }
+}
+
+interface Subscription {
+  readonly params: readonly unknown[];
+  upstreamId: string | undefined;
+}
+
+/** One client connection: its calls, its subscriptions and its upstream connection. */
+class ClientSession {
+  private readonly subscriptions = new Map<string, Subscription>();
+  private readonly byUpstreamId = new Map<string, string>();
+  private upstream: UpstreamSocket | undefined;
+  private connecting: Promise<UpstreamSocket> | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly identity: Identity,
+    private readonly config: GatewayConfig,
+    private readonly deps: WsDependencies,
+  ) {
+    ws.on("message", (data, isBinary) => {
+      if (isBinary) {
+        ws.close(UNSUPPORTED_DATA, "binary frames are not supported");
+        return;
+      }
+      const text = Array.isArray(data) ? Buffer.concat(data).toString("utf8") : data.toString("utf8");
+      this.receive(text).then(
+        (reply) => {
+          if (reply !== undefined) this.send(reply);
+        },
+        (error: unknown) => {
+          deps.log.error({ err: error }, "websocket message failed");
+          ws.terminate();
+        },
+      );
+    });
+    ws.on("error", () => this.close());
+  }
+
+  /** Ends the session and its upstream connection. */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    this.upstream?.close();
+    this.upstream = undefined;
+  }
+
+  private async receive(text: string): Promise<string | undefined> {
+    const started = performance.now();
+    const parsed = parseBody(text, this.config.maxBatch);
+    const cost = parsed.kind === "batch" ? parsed.entries.length : 1;
+    const decision = await this.deps.access.charge(this.identity, cost);
+    if (!decision.allowed) {
+      const error = decision.error;
+      if (parsed.kind === "batch")
+        return `[${parsed.entries.map((e) => encodeError(e.idJson, error)).join(",")}]`;
+      return encodeError(parsed.kind === "single" ? parsed.entry.idJson : "null", error);
+    }
+    let reply: string | undefined;
+    if (parsed.kind === "single" && !isSubscriptionCall(parsed.entry)) {
+      reply = (await this.deps.proxy.answer(parsed, text)).body;
+    } else if (parsed.kind === "single") {
+      reply = await this.subscriptionCall(parsed.entry as RpcRequest);
+    } else if (parsed.kind === "invalid") {
+      reply = encodeError("null", parsed.error);
+    } else {
+      reply = await this.batch(parsed.entries);
+    }
+    this.deps.metrics.latency.observe(
+      {
+        method:
+          parsed.kind === "single" && !isRejected(parsed.entry)
+            ? this.deps.metrics.methodLabel(parsed.entry.method)
+            : parsed.kind,
+        transport: "ws",
+      },
+      (performance.now() - started) / 1000,
+    );
+    return reply;
+  }
+
+  private async batch(entries: readonly (RpcRequest | RejectedRequest)[]): Promise<string | undefined> {
+    const plain = entries.filter((e) => !isSubscriptionCall(e));
+    const plainAnswers = this.deps.proxy.answerEntries(plain);
+    const answers = await Promise.all(
+      entries.map(async (entry) => {
+        if (isSubscriptionCall(entry)) return this.subscriptionCall(entry as RpcRequest);
+        return (await plainAnswers)[plain.indexOf(entry)];
+      }),
+    );
+    const present = answers.filter((a): a is string => a !== undefined);
+    return present.length > 0 ? `[${present.join(",")}]` : undefined;
+  }
+
+  private async subscriptionCall(entry: RpcRequest): Promise<string | undefined> {
+    let reply: string;
+    if (entry.method === "eth_subscribe") {
+      reply = await this.subscribe(entry);
+    } else {
+      const id = entry.params[0];
+      reply =
+        typeof id === "string"
+          ? encodeResult(entry.idJson, String(this.unsubscribe(id)))
+          : encodeError(entry.idJson, new InvalidParamsError("missing value for required argument 0"));
+    }
+    return entry.notification ? undefined : reply;
+  }
+
+  private async subscribe(entry: RpcRequest): Promise<string> {
+    let upstream: UpstreamSocket;
+    try {
+      upstream = await this.connectUpstream();
+    } catch {
+      return encodeError(entry.idJson, new UpstreamUnavailableError());
+    }
+    const answer = await upstream.call("eth_subscribe", entry.params);
+    if (answer.error !== undefined) return encodeError(entry.idJson, new UpstreamRpcError(answer.error));
+    const id = `0x${randomBytes(16).toString("hex")}`;
+    const upstreamId = String(answer.result);
+    this.subscriptions.set(id, { params: entry.params, upstreamId });
+    this.byUpstreamId.set(upstreamId, id);
+    return encodeResult(entry.idJson, JSON.stringify(id));
+  }
+
+  private unsubscribe(id: string): boolean {
+    const subscription = this.subscriptions.get(id);
+    if (subscription === undefined) return false;
+    this.subscriptions.delete(id);
+    if (subscription.upstreamId !== undefined) {
+      this.byUpstreamId.delete(subscription.upstreamId);
+      void this.upstream?.call("eth_unsubscribe", [subscription.upstreamId]);
+    }
+    return true;
+  }
+
+  /** The open upstream connection, or a new one to the first node that accepts. */
+  private connectUpstream(): Promise<UpstreamSocket> {
+    if (this.upstream !== undefined) return Promise.resolve(this.upstream);
+    this.connecting ??= (async () => {
+      let lastError: unknown = new UpstreamUnavailableError();
+      for (const url of this.deps.pool.candidateUrls()) {
+        try {
+          const socket = await UpstreamSocket.connect(toWsUrl(url), {
+            onNotification: (n) => this.notify(n),
+            onLost: () => this.upstreamLost(),
+          });
+          if (this.closed) {
+            socket.close();
+            throw new UpstreamUnavailableError("client disconnected");
+          }
+          this.upstream = socket;
+          return socket;
+        } catch (error) {
+          lastError = error;
+        }
+      }
+      throw lastError;
+    })().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private notify(notification: UpstreamNotification): void {
+    const id = this.byUpstreamId.get(notification.subscription);
+    if (id === undefined) return;
+    this.send(
+      `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${JSON.stringify(notification.result)}}}`,
+    );
+  }
+
+  private upstreamLost(): void {
+    this.upstream = undefined;
+    this.byUpstreamId.clear();
+    for (const subscription of this.subscriptions.values()) subscription.upstreamId = undefined;
+    if (!this.closed && this.subscriptions.size > 0) this.resubscribe(RECONNECT_MIN_MS);
+  }
+
+  /** Reconnects after `delayMs` and re-creates every subscription under the client's ids. */
+  private resubscribe(delayMs: number): void {
+    this.reconnectTimer = setTimeout(async () => {
+      if (this.closed) return;
+      let upstream: UpstreamSocket;
+      try {
+        upstream = await this.connectUpstream();
+      } catch {
+        this.resubscribe(Math.min(delayMs * 2, RECONNECT_MAX_MS));
+        return;
+      }
+      for (const [id, subscription] of this.subscriptions) {
+        if (subscription.upstreamId !== undefined) continue;
+        const answer = await upstream.call("eth_subscribe", subscription.params);
+        if (answer.error !== undefined || this.subscriptions.get(id) !== subscription) continue;
+        subscription.upstreamId = String(answer.result);
+        this.byUpstreamId.set(subscription.upstreamId, id);
+      }
+      this.deps.log.info(
+        { subscriptions: this.subscriptions.size },
+        "subscriptions restored on a new upstream connection",
+      );
+    }, delayMs);
+  }
+
+  private send(text: string): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    if (this.ws.bufferedAmount > this.config.maxWsQueuedBytes) {
+      this.ws.terminate();
+      return;
+    }
+    this.ws.send(text);
+  }
+}
+
+function isSubscriptionCall(entry: RpcRequest | RejectedRequest): boolean {
+  return !isRejected(entry) && (entry.method === "eth_subscribe" || entry.method === "eth_unsubscribe");
+}

@@ -1,0 +1,122 @@
+import { randomBytes } from "node:crypto";
+import { TestToken, testTokenCreationCode } from "@strata/contracts";
+import { type Database, openDatabase, PgDatabase } from "@strata/db";
+import { createNode, type StrataNode, testConfig } from "@strata/node";
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  encodeFunctionData,
+  type Hex,
+  http,
+  parseEther,
+} from "viem";
+import { mnemonicToAccount } from "viem/accounts";
+
+const ADMIN_URL = process.env.STRATA_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+/** A fresh database on the local PostgreSQL server; `drop()` removes it. */
+export async function scratchPostgres(): Promise<{
+  url: string;
+  open(): Promise<Database>;
+  drop(): Promise<void>;
+}> {
+  const name = `strata_indexer_${randomBytes(6).toString("hex")}`;
+  const admin = new PgDatabase(ADMIN_URL, 1);
+  await admin.exec(`CREATE DATABASE ${name}`);
+  await admin.close();
+  const url = ADMIN_URL.replace(/\/[^/]*$/, `/${name}`);
+  return {
+    url,
+    open: () => openDatabase(url),
+    async drop() {
+      const again = new PgDatabase(ADMIN_URL, 1);
+      await again.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await again.close();
+    },
+  };
+}
+
+/** The i-th account of the dev mnemonic. */
+export const devAccount = (index: number) =>
+  mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: index });
+
+/** A started dev node with viem clients. */
+export interface DevChain {
+  readonly node: StrataNode;
+  readonly url: string;
+  readonly wsUrl: string;
+  /** Sends a transaction from dev account `from` and waits for its receipt. */
+  send(
+    from: number,
+    tx: { to?: Hex; data?: Hex; value?: bigint; gas?: bigint },
+  ): Promise<{ hash: Hex; status: string; contractAddress: Hex | null | undefined }>;
+  stop(): Promise<void>;
+}
+
+/** Starts an in-memory dev node on port 0 (instant mining unless told otherwise). */
+export async function startDevChain(mining: "instant" | "manual" = "instant"): Promise<DevChain> {
+  const node = await createNode(testConfig({ mining: { mode: mining } }));
+  await node.start();
+  const chain = defineChain({
+    id: 1337,
+    name: "Strata dev",
+    nativeCurrency: { name: "Strata", symbol: "STRA", decimals: 18 },
+    rpcUrls: { default: { http: [node.rpcUrl] } },
+  });
+  const transport = http(node.rpcUrl);
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 20 });
+  return {
+    node,
+    url: node.rpcUrl,
+    wsUrl: node.wsUrl,
+    async send(from, tx) {
+      const wallet = createWalletClient({ chain, transport, account: devAccount(from) });
+      const hash = await wallet.sendTransaction({ ...tx, account: devAccount(from), chain });
+      const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+      return { hash, status: receipt.status, contractAddress: receipt.contractAddress };
+    },
+    stop: () => node.stop(),
+  };
+}
+
+/** What {@link seedActivity} sent. */
+export interface Activity {
+  readonly transfer: Hex;
+  readonly deploy: Hex;
+  readonly token: Hex;
+  readonly tokenTransfer: Hex;
+  readonly reverted: Hex;
+}
+
+/**
+ * Sends a value transfer, deploys a TestToken ("Test Token", TTK), transfers 250 TTK from account 0
+ * to account 2, and sends a token transfer from account 3 (who holds none) that reverts.
+ */
+export async function seedActivity(chain: DevChain): Promise<Activity> {
+  const transfer = await chain.send(0, { to: devAccount(1).address, value: parseEther("1.5") });
+  const deploy = await chain.send(0, {
+    data: testTokenCreationCode({ name: "Test Token", symbol: "TTK", initialSupply: parseEther("1000000") })
+      .data,
+  });
+  const token = deploy.contractAddress!.toLowerCase() as Hex;
+  const transferData = (to: Hex, amount: bigint) =>
+    encodeFunctionData({ abi: TestToken.abi, functionName: "transfer", args: [to, amount] });
+  const tokenTransfer = await chain.send(0, {
+    to: token,
+    data: transferData(devAccount(2).address, parseEther("250")),
+  });
+  const reverted = await chain.send(3, {
+    to: token,
+    data: transferData(devAccount(4).address, 1n),
+    gas: 100_000n,
+  });
+  if (reverted.status !== "reverted") throw new Error("expected the token transfer from account 3 to revert");
+  return {
+    transfer: transfer.hash,
+    deploy: deploy.hash,
+    token,
+    tokenTransfer: tokenTransfer.hash,
+    reverted: reverted.hash,
+  };
+}

@@ -1,0 +1,217 @@
+import type { Block } from "@ethereumjs/block";
+import { bytesToHex, equalsBytes, hexToBytes } from "@ethereumjs/util";
+import type { VM } from "@ethereumjs/vm";
+import type { NetworkFile } from "../config/network.js";
+import type { BlockContext, BlockHooks, BlockTemplate } from "../execution/block-executor.js";
+import { ConsensusError, NoProposerError, NotYourTurnError } from "./errors.js";
+import { stakingConfig } from "./network-sections.js";
+import type { ActiveValidator } from "./schedule.js";
+import { earliestTimestamp, slotOrder } from "./schedule.js";
+import { DEFAULT_VANITY, recoverSealer, sealBlock, sealHash, vanityOf } from "./seal.js";
+import { creditRewardPot, distributeRewards, readActiveSet, recordSlot } from "./system-calls.js";
+
+/** Active sets remembered by post-state root (the last few blocks built or verified). */
+const ACTIVE_SET_CACHE_SIZE = 16;
+
+/** How a node takes part in consensus. */
+export interface PosEngineOptions {
+  /** Keys this node seals with, by lowercase address. */
+  readonly signers: ReadonlyMap<string, Uint8Array>;
+  /** Validators (lowercase addresses) that do not seal although their key is known (dev: simulated outages). */
+  readonly offline?: Iterable<string>;
+  /**
+   * Refuse to seal as a fallback before its timeout has passed in wall-clock time (a validator node
+   * among others). When false (dev), a fallback seals at once with a timestamp moved forward.
+   */
+  readonly waitForTimeouts: boolean;
+}
+
+/** The slot decision of one block: who seals it and whom it skipped. */
+interface Slot {
+  readonly proposer: string;
+  readonly missed: readonly string[];
+}
+
+/**
+ * The proof-of-stake engine: schedules the proposer of each block from the Staking contract's active
+ * set, seals the blocks this node proposes, runs the per-block system calls, and verifies blocks
+ * proposed elsewhere. See docs/consensus.md.
+ */
+export class PosEngine {
+  readonly epochLength: bigint;
+  readonly blockReward: bigint;
+  readonly fallbackTimeout: bigint;
+  private offline: Set<string>;
+  /**
+   * The active set after each recently built block, by its state root: read at the end of the
+   * block on the warm VM that built it, it saves the next block a cold read of the parent state.
+   */
+  private readonly activeSets = new Map<string, ActiveValidator[]>();
+
+  constructor(
+    network: NetworkFile,
+    private readonly options: PosEngineOptions,
+  ) {
+    if (!network.system || !network.consensus)
+      throw new Error(`network ${network.name} has no consensus section`);
+    const config = stakingConfig(network.system);
+    this.epochLength = config.epochLength;
+    this.blockReward = config.blockReward;
+    this.fallbackTimeout = BigInt(network.consensus.fallbackTimeout);
+    this.offline = new Set([...(options.offline ?? [])].map((a) => a.toLowerCase()));
+  }
+
+  /** The addresses this node can seal for. */
+  get signers(): string[] {
+    return [...this.options.signers.keys()];
+  }
+
+  /** Replaces the set of validators that do not seal (lowercase or checksummed addresses). */
+  setOffline(addresses: Iterable<string>): void {
+    this.offline = new Set([...addresses].map((a) => a.toLowerCase()));
+  }
+
+  /** The validators currently treated as offline. */
+  get offlineValidators(): string[] {
+    return [...this.offline];
+  }
+
+  /** True when block `number` is the last of its epoch (distributeRewards runs in it). */
+  isEpochEnd(number: bigint): boolean {
+    return number % this.epochLength === this.epochLength - 1n;
+  }
+
+  /** Hooks that make this node propose and seal the next block, as the first validator in the slot's order it may seal for. */
+  producerHooks(): BlockHooks {
+    let slot: Slot | undefined;
+    let endSet: ActiveValidator[] | undefined;
+    let key: Uint8Array | undefined;
+    return {
+      prepare: async (vm, parent, template) => {
+        const order = await this.order(vm, parent, template);
+        const rank = order.findIndex((v) => this.options.signers.has(v) && !this.offline.has(v));
+        if (rank < 0) throw new NoProposerError(parent.header.number + 1n, order);
+        const proposer = order[rank]!;
+        key = this.options.signers.get(proposer);
+        slot = { proposer, missed: order.slice(0, rank) };
+        const earliest = earliestTimestamp(parent.header.timestamp, rank, this.fallbackTimeout);
+        if (this.options.waitForTimeouts && rank > 0 && earliest > BigInt(Math.floor(Date.now() / 1000))) {
+          throw new NotYourTurnError(parent.header.number + 1n, earliest);
+        }
+        return {
+          ...template,
+          coinbase: hexToBytes(proposer as `0x${string}`),
+          timestamp: template.timestamp > earliest ? template.timestamp : earliest,
+          extraData: DEFAULT_VANITY,
+        };
+      },
+      beforeTransactions: (context) => this.beforeTransactions(context, slot!),
+      afterTransactions: async (context, fees) => {
+        endSet = await this.afterTransactions(context, fees);
+      },
+      seal: (block) => {
+        this.rememberActiveSet(block, endSet);
+        return sealBlock(block, key!);
+      },
+    };
+  }
+
+  /**
+   * Hooks that re-execute `block` as its proposer must have built it: its sealer must be an active
+   * validator whose turn had come (the scheduled one, or a fallback after its timeouts), and the
+   * rebuilt block must equal it in every field the seal covers. Failures throw {@link ConsensusError}.
+   */
+  replayHooks(block: Block): BlockHooks {
+    let slot: Slot | undefined;
+    let endSet: ActiveValidator[] | undefined;
+    const number = block.header.number;
+    return {
+      prepare: async (vm, parent, template) => {
+        const sealer = recoverSealer(block.header);
+        if (!sealer) throw new ConsensusError(number, "missing or invalid seal in extraData");
+        const miner = bytesToHex(block.header.coinbase.bytes);
+        if (sealer !== miner)
+          throw new ConsensusError(number, `sealed by ${sealer} but names ${miner} as miner`);
+        const order = await this.order(vm, parent, template);
+        const rank = order.indexOf(sealer);
+        if (rank < 0) throw new ConsensusError(number, `sealer ${sealer} is not in the active validator set`);
+        const earliest = earliestTimestamp(parent.header.timestamp, rank, this.fallbackTimeout);
+        if (block.header.timestamp < earliest) {
+          throw new ConsensusError(
+            number,
+            `sealer ${sealer} is fallback ${rank} of slot (scheduled ${order[0]}) and may not seal before ${earliest}, block time ${block.header.timestamp}`,
+          );
+        }
+        slot = { proposer: sealer, missed: order.slice(0, rank) };
+        return {
+          ...template,
+          coinbase: block.header.coinbase.bytes,
+          timestamp: block.header.timestamp,
+          extraData: vanityOf(block.header),
+        };
+      },
+      beforeTransactions: (context) => this.beforeTransactions(context, slot!),
+      afterTransactions: async (context, fees) => {
+        endSet = await this.afterTransactions(context, fees);
+      },
+      seal: (rebuilt) => {
+        if (!equalsBytes(rebuilt.hash(), sealHash(block.header))) {
+          throw new ConsensusError(number, describeMismatch(rebuilt, block));
+        }
+        this.rememberActiveSet(rebuilt, endSet);
+        return block;
+      },
+    };
+  }
+
+  /** The slot's sealing order, read from the parent state. */
+  private async order(vm: VM, parent: Block, template: BlockTemplate): Promise<string[]> {
+    const number = parent.header.number + 1n;
+    const context: BlockContext = {
+      vm,
+      parent,
+      number,
+      timestamp: template.timestamp,
+      coinbase: template.coinbase,
+      mixHash: new Uint8Array(32),
+      gasLimit: parent.header.gasLimit,
+      baseFeePerGas: parent.header.calcNextBaseFee(),
+    };
+    const cached = this.activeSets.get(bytesToHex(parent.header.stateRoot));
+    return slotOrder(cached ?? (await readActiveSet(context)), this.epochLength, number);
+  }
+
+  /** Files the active set read at the end of the block just built under the block's state root. */
+  private rememberActiveSet(block: Block, set: ActiveValidator[] | undefined): void {
+    if (!set) return;
+    if (this.activeSets.size >= ACTIVE_SET_CACHE_SIZE) {
+      this.activeSets.delete(this.activeSets.keys().next().value!);
+    }
+    this.activeSets.set(bytesToHex(block.header.stateRoot), set);
+  }
+
+  private async beforeTransactions(context: BlockContext, slot: Slot): Promise<void> {
+    await recordSlot(context, slot.proposer, slot.missed);
+  }
+
+  /** The block's closing system calls; returns the active set they leave for the next block. */
+  private async afterTransactions(context: BlockContext, fees: bigint): Promise<ActiveValidator[]> {
+    await creditRewardPot(context, this.blockReward, fees);
+    if (this.isEpochEnd(context.number)) await distributeRewards(context);
+    // Nothing after this point changes the Staking contract's state in this block.
+    return readActiveSet(context);
+  }
+}
+
+function describeMismatch(rebuilt: Block, block: Block): string {
+  const a = rebuilt.header;
+  const b = block.header;
+  if (!equalsBytes(a.stateRoot, b.stateRoot)) {
+    return `state root mismatch: block has ${bytesToHex(b.stateRoot)}, re-execution gives ${bytesToHex(a.stateRoot)}`;
+  }
+  if (!equalsBytes(a.receiptTrie, b.receiptTrie)) return "receipts root mismatch";
+  if (!equalsBytes(a.transactionsTrie, b.transactionsTrie)) return "transactions root mismatch";
+  if (a.gasUsed !== b.gasUsed)
+    return `gas used mismatch: block has ${b.gasUsed}, re-execution gives ${a.gasUsed}`;
+  return "header mismatch: the seal does not cover the re-executed header";
+}

@@ -1,0 +1,83 @@
+import { Block, type BlockHeader, createBlockHeaderFromBytesArray } from "@ethereumjs/block";
+import { bytesToHex, concatBytes } from "@ethereumjs/util";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import secp256k1 from "secp256k1";
+
+/** Bytes of free-form data before the seal in `extraData` (Clique's vanity). */
+export const EXTRA_VANITY = 32;
+/** Bytes of the seal at the end of `extraData`: r (32) ‖ s (32) ‖ recovery id (1). */
+export const SEAL_LENGTH = 65;
+/** Index of `extraData` in a header's RLP field list. */
+const EXTRA_DATA_FIELD = 12;
+
+/** The vanity every block this node seals carries: 32 zero bytes. */
+export const DEFAULT_VANITY = new Uint8Array(EXTRA_VANITY);
+
+/** True when `header.extraData` is exactly vanity plus seal. */
+export function hasSeal(header: BlockHeader): boolean {
+  return header.extraData.length === EXTRA_VANITY + SEAL_LENGTH;
+}
+
+/** The vanity part of a sealed header's `extraData`. */
+export function vanityOf(header: BlockHeader): Uint8Array {
+  return header.extraData.subarray(0, header.extraData.length - SEAL_LENGTH);
+}
+
+/**
+ * The hash a seal signs: the header hash computed with the seal removed from `extraData`, so it
+ * covers every other field (state root, transactions, miner, timestamp, vanity).
+ */
+export function sealHash(header: BlockHeader): Uint8Array {
+  if (!hasSeal(header)) return header.hash();
+  return withExtraData(header, vanityOf(header)).hash();
+}
+
+/** Signs `hash` with `privateKey` (libsecp256k1, deterministic RFC 6979 nonce): r ‖ s ‖ recovery id. */
+export function signSeal(hash: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  const { signature, recid } = secp256k1.ecdsaSign(hash, privateKey);
+  return concatBytes(signature, Uint8Array.of(recid));
+}
+
+/** The lowercase address whose key produced the header's seal, or undefined when the seal is missing or invalid. */
+export function recoverSealer(header: BlockHeader): string | undefined {
+  if (!hasSeal(header)) return undefined;
+  const seal = header.extraData.subarray(EXTRA_VANITY);
+  const recovery = seal[64]!;
+  if (recovery > 1) return undefined;
+  try {
+    return addressOfPublicKey(
+      secp256k1.ecdsaRecover(seal.subarray(0, 64), recovery, sealHash(header), false),
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/** The lowercase address of a private key. */
+export function addressOfPrivateKey(privateKey: Uint8Array): string {
+  return addressOfPublicKey(secp256k1.publicKeyCreate(privateKey, false));
+}
+
+function addressOfPublicKey(uncompressed: Uint8Array): string {
+  return bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12));
+}
+
+/** The block with its header's `extraData` set to `vanity` ‖ the seal of `privateKey` over the block. */
+export function sealBlock(block: Block, privateKey: Uint8Array): Block {
+  const seal = signSeal(block.header.hash(), privateKey);
+  const header = withExtraData(block.header, concatBytes(block.header.extraData, seal));
+  return new Block(header, block.transactions, block.uncleHeaders, block.withdrawals, {
+    common: block.common,
+  });
+}
+
+/** A copy of `header` with another `extraData`. */
+export function withExtraData(header: BlockHeader, extraData: Uint8Array): BlockHeader {
+  const fields = header.raw();
+  fields[EXTRA_DATA_FIELD] = extraData;
+  return createBlockHeaderFromBytesArray(fields, {
+    common: header.common,
+    setHardfork: false,
+    skipConsensusFormatValidation: true,
+  });
+}

@@ -1,0 +1,124 @@
+import type { EVMRunCallOpts } from "@ethereumjs/evm";
+import { Account, Address, bytesToHex, createAddressFromString, hexToBytes } from "@ethereumjs/util";
+import {
+  encodeDistributeRewards,
+  encodeRecordSlot,
+  STAKING_ADDRESS,
+  Staking,
+  SYSTEM_ADDRESS,
+  SYSTEM_CALL_GAS_LIMIT,
+} from "@strata/contracts";
+import { decodeFunctionResult, encodeFunctionData, getAddress, type Hex } from "viem";
+import type { BlockContext } from "../execution/block-executor.js";
+import type { ActiveValidator } from "./schedule.js";
+
+/** Raised when a system call of the Staking contract fails (a broken genesis or contract). */
+export class SystemCallError extends Error {}
+
+const system = createAddressFromString(SYSTEM_ADDRESS);
+const staking = createAddressFromString(STAKING_ADDRESS);
+const ACTIVE_VALIDATORS = hexToBytes(
+  encodeFunctionData({ abi: Staking.abi, functionName: "activeValidators" }),
+);
+
+type EvmBlock = NonNullable<EVMRunCallOpts["block"]>;
+
+/** The execution context system calls see: the block being built. */
+function evmBlock(context: BlockContext): EvmBlock {
+  return {
+    header: {
+      number: context.number,
+      coinbase: new Address(context.coinbase),
+      timestamp: context.timestamp,
+      difficulty: 0n,
+      prevRandao: context.mixHash,
+      gasLimit: context.gasLimit,
+      baseFeePerGas: context.baseFeePerGas,
+      getBlobGasPrice: () => 1n,
+    },
+  };
+}
+
+async function call(
+  context: BlockContext,
+  data: Uint8Array,
+  value = 0n,
+  isStatic = false,
+): Promise<Uint8Array> {
+  const { vm } = context;
+  const result = await vm.evm.runCall({
+    caller: system,
+    origin: system,
+    to: staking,
+    data,
+    value,
+    gasLimit: SYSTEM_CALL_GAS_LIMIT,
+    gasPrice: 0n,
+    skipNonceIncrement: true,
+    isStatic,
+    block: evmBlock(context),
+  });
+  await vm.evm.journal.cleanup();
+  const exec = result.execResult;
+  if (exec.exceptionError) {
+    throw new SystemCallError(
+      `Staking system call failed in block ${context.number}: ${exec.exceptionError.error} ${bytesToHex(exec.returnValue)}`,
+    );
+  }
+  return exec.returnValue;
+}
+
+/** The active set (`Staking.activeValidators()`) in the VM's current state, in the contract's order. */
+export async function readActiveSet(context: BlockContext): Promise<ActiveValidator[]> {
+  const data = await call(context, ACTIVE_VALIDATORS, 0n, true);
+  const [addresses, stakes] = decodeFunctionResult({
+    abi: Staking.abi,
+    functionName: "activeValidators",
+    data: bytesToHex(data) as Hex,
+  });
+  return addresses.map((a, i) => ({ address: a.toLowerCase(), stake: stakes[i]! }));
+}
+
+/** `Staking.recordSlot(proposer, missed)`: the first thing every block after genesis runs. */
+export async function recordSlot(
+  context: BlockContext,
+  proposer: string,
+  missed: readonly string[],
+): Promise<void> {
+  const data = encodeRecordSlot(
+    getAddress(proposer),
+    missed.map((m) => getAddress(m)),
+  );
+  await call(context, hexToBytes(data));
+}
+
+/**
+ * Moves the block's rewards into the epoch's reward pot, the balance of SYSTEM_ADDRESS: the block
+ * reward is minted there, and the priority fees the transactions paid the coinbase are taken back
+ * from it, so that both reach validators and delegators only through `distributeRewards`.
+ */
+export async function creditRewardPot(
+  context: BlockContext,
+  blockReward: bigint,
+  fees: bigint,
+): Promise<void> {
+  const state = context.vm.stateManager;
+  if (fees > 0n) {
+    const coinbase = new Address(context.coinbase);
+    const account = (await state.getAccount(coinbase)) ?? new Account();
+    account.balance -= fees;
+    if (account.isEmpty()) await state.deleteAccount(coinbase);
+    else await state.putAccount(coinbase, account);
+  }
+  const added = blockReward + fees;
+  if (added === 0n) return;
+  const pot = (await state.getAccount(system)) ?? new Account();
+  pot.balance += added;
+  await state.putAccount(system, pot);
+}
+
+/** `Staking.distributeRewards()` with the whole reward pot: the last thing the last block of an epoch runs. */
+export async function distributeRewards(context: BlockContext): Promise<void> {
+  const pot = (await context.vm.stateManager.getAccount(system))?.balance ?? 0n;
+  await call(context, hexToBytes(encodeDistributeRewards()), pot);
+}

@@ -1,0 +1,281 @@
+import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
+import type { TypedTransaction } from "@ethereumjs/tx";
+import {
+  type Address,
+  bigIntToBytes,
+  createAddressFromBigInt,
+  createContractAddress,
+  type EOACode7702AuthorizationListBytesItem,
+  eoaCode7702RecoverAuthority,
+  setLengthLeft,
+} from "@ethereumjs/util";
+import type { RunTxResult, VM } from "@ethereumjs/vm";
+import { TraceTimeoutError } from "../../errors/domain-errors.js";
+import type { EmittedLog, FrameType, Tracer } from "./tracer.js";
+import { CODE_STORE_OUT_OF_GAS, gethErrorMessage, REVERT } from "./vm-errors.js";
+
+/** Where the traced transaction runs. */
+export interface TracedTx {
+  readonly tx: TypedTransaction;
+  readonly sender: Address;
+  readonly coinbase: Address;
+  /** How many logs earlier transactions of the block emitted (the first log index of this one). */
+  readonly logIndexBase: number;
+  /** `performance.now()` after which the trace is aborted with geth's "execution timeout". */
+  readonly deadline: number;
+}
+
+interface ActiveFrame {
+  readonly type: FrameType;
+  /** The last opcode run in the frame, and whether the gas left covered its cost. */
+  lastOp: { name: string; code: number; affordable: boolean } | undefined;
+  returnData: Uint8Array;
+  readonly logsAtEntry: number;
+  pendingLog: Omit<EmittedLog, "index"> | undefined;
+}
+
+const CALL_OPS = new Set<string>(["CALL", "CALLCODE", "DELEGATECALL", "STATICCALL", "CREATE", "CREATE2"]);
+const EMPTY = new Uint8Array();
+const MAX_LOG_DATA = 32 * 1024 * 1024;
+const CALL_STIPEND = 2300n;
+
+/**
+ * Runs one transaction with `tracer` attached to the VM's message and step events, translating them
+ * into geth's tracing hooks (frames, opcodes, logs). `run` executes the transaction on `vm`.
+ */
+export async function runWithTracer(
+  vm: VM,
+  tracer: Tracer,
+  traced: TracedTx,
+  run: () => Promise<RunTxResult>,
+): Promise<RunTxResult> {
+  const { tx, sender } = traced;
+  const state = vm.stateManager;
+  const events = vm.evm.events!;
+  const frames: ActiveFrame[] = [];
+  let liveLogs = 0;
+  let failure: unknown;
+
+  const checkDeadline = () => {
+    if (performance.now() > traced.deadline) throw new TraceTimeoutError();
+  };
+  const commitPendingLog = (frame: ActiveFrame) => {
+    if (!frame.pendingLog) return;
+    tracer.onLog?.({ ...frame.pendingLog, index: traced.logIndexBase + liveLogs });
+    liveLogs++;
+    frame.pendingLog = undefined;
+  };
+
+  const onMessage = (message: Message) => {
+    const depth = message.depth;
+    let type: FrameType;
+    if (depth === 0) type = tx.to ? "CALL" : "CREATE";
+    else type = (frames[depth - 1]?.lastOp?.name as FrameType | undefined) ?? "CALL";
+    if (!CALL_OPS.has(type)) type = "CALL";
+    let from = message.caller;
+    let to = message.to;
+    if (type === "CALLCODE") to = message.codeAddress;
+    if (type === "DELEGATECALL") {
+      from = message.to ?? message.caller;
+      to = message.codeAddress;
+    }
+    frames.push({ type, lastOp: undefined, returnData: EMPTY, logsAtEntry: liveLogs, pendingLog: undefined });
+    tracer.onEnter?.({
+      depth,
+      type,
+      from: depth === 0 ? sender : from,
+      to,
+      input: message.data,
+      gas: depth === 0 ? tx.gasLimit : message.gasLimit,
+      value: type === "STATICCALL" ? undefined : message.value,
+    });
+  };
+
+  const onMessageEnd = (result: EVMResult) => {
+    const frame = frames.pop();
+    if (!frame) return;
+    const depth = frames.length;
+    const exception = result.execResult.exceptionError;
+    let error = exception ? gethErrorMessage(exception.error, frame.lastOp) : undefined;
+    // Init code that returned but could not pay for storing the code fails with geth's own error.
+    const isCreate = frame.type === "CREATE" || frame.type === "CREATE2";
+    if (error === "out of gas" && isCreate && frame.lastOp?.name === "RETURN" && frame.lastOp.affordable) {
+      error = CODE_STORE_OUT_OF_GAS;
+    }
+    if (error) {
+      liveLogs = frame.logsAtEntry;
+    } else {
+      commitPendingLog(frame);
+    }
+    const output = result.execResult.returnValue;
+    const parent = frames[depth - 1];
+    if (parent) {
+      parent.returnData = !isCreate || exception?.error === REVERT ? output : EMPTY;
+    }
+    tracer.onExit?.({
+      depth,
+      output,
+      gasUsed: result.execResult.executionGasUsed,
+      error,
+      createdAddress: result.createdAddress,
+    });
+  };
+
+  const onStep = async (step: InterpreterStep) => {
+    const frame = frames[step.depth];
+    if (!frame) return;
+    commitPendingLog(frame);
+    const name = step.opcode.name;
+    const cost = step.opcode.dynamicFee ?? BigInt(step.opcode.fee);
+    frame.lastOp = { name, code: step.opcode.code, affordable: step.gasLeft >= cost };
+    if (tracer.wantsOpcodes && tracer.onOpcode) {
+      await tracer.onOpcode({
+        pc: step.pc,
+        op: name,
+        opcode: step.opcode.code,
+        gas: step.gasLeft,
+        cost,
+        depth: step.depth + 1,
+        stack: step.stack,
+        memory: step.memory,
+        address: step.address,
+        refund: step.gasRefund,
+        returnData: frame.returnData,
+        state: step.stateManager,
+      });
+    }
+    const code = step.opcode.code;
+    if (code >= 0xa0 && code <= 0xa4) frame.pendingLog = logOf(step, code - 0xa0);
+    if (code === 0xff && step.stack.length > 0) await selfDestructFrame(step);
+    if ((code === 0xf1 || code === 0xf2) && step.stack.length >= 7)
+      unfundedCallFrame(step, name as FrameType);
+  };
+
+  /**
+   * A CALL whose value exceeds the caller's balance fails without entering a frame in the EVM; geth
+   * still reports the frame, with the gas it would have handed over and its error.
+   */
+  const unfundedCallFrame = (step: InterpreterStep, type: FrameType) => {
+    const top = step.stack.length - 1;
+    const value = step.stack[top - 2]!;
+    const cost = step.opcode.dynamicFee ?? BigInt(step.opcode.fee);
+    if (value === 0n || step.account.balance >= value || step.gasLeft < cost) return;
+    const available = step.gasLeft - cost;
+    const cap = available - available / 64n;
+    const requested = step.stack[top]!;
+    const depth = step.depth + 1;
+    tracer.onEnter?.({
+      depth,
+      type,
+      from: step.address,
+      to: createAddressFromBigInt(step.stack[top - 1]!),
+      input: memorySlice(step.memory, step.stack[top - 3]!, step.stack[top - 4]!),
+      gas: (requested < cap ? requested : cap) + CALL_STIPEND,
+      value,
+    });
+    tracer.onExit?.({
+      depth,
+      output: EMPTY,
+      gasUsed: 0n,
+      error: "insufficient balance for transfer",
+      createdAddress: undefined,
+    });
+  };
+
+  const selfDestructFrame = async (step: InterpreterStep) => {
+    const beneficiary = createAddressFromBigInt(step.stack[step.stack.length - 1]!);
+    const balance = (await step.stateManager.getAccount(step.address))?.balance ?? 0n;
+    const depth = step.depth + 1;
+    tracer.onEnter?.({
+      depth,
+      type: "SELFDESTRUCT",
+      from: step.address,
+      to: beneficiary,
+      input: EMPTY,
+      gas: 0n,
+      value: balance,
+    });
+    tracer.onExit?.({ depth, output: EMPTY, gasUsed: 0n, error: undefined, createdAddress: undefined });
+  };
+
+  // Two-argument listeners are awaited by the EVM; a synchronous throw aborts the execution.
+  const guard =
+    <T>(handle: (data: T) => unknown) =>
+    (data: T, resolve?: (result?: unknown) => void) => {
+      if (failure) throw failure;
+      checkDeadline();
+      Promise.resolve()
+        .then(() => handle(data))
+        .then(
+          () => resolve?.(),
+          (error: unknown) => {
+            failure = error;
+            resolve?.();
+          },
+        );
+    };
+  const listeners = {
+    beforeMessage: guard(onMessage),
+    afterMessage: guard(onMessageEnd),
+    step: guard(onStep),
+  };
+  const fromAccount = await state.getAccount(sender);
+  await tracer.onTxStart?.({
+    from: sender,
+    to: tx.to ?? createContractAddress(sender, fromAccount?.nonce ?? 0n),
+    isCreate: !tx.to,
+    gasLimit: tx.gasLimit,
+    value: tx.value,
+    coinbase: traced.coinbase,
+    authorities: authoritiesOf(tx),
+    state,
+  });
+  events.on("beforeMessage", listeners.beforeMessage);
+  events.on("afterMessage", listeners.afterMessage);
+  events.on("step", listeners.step);
+  let result: RunTxResult;
+  try {
+    result = await run();
+  } catch (error) {
+    throw failure ?? error;
+  } finally {
+    events.off("beforeMessage", listeners.beforeMessage);
+    events.off("afterMessage", listeners.afterMessage);
+    events.off("step", listeners.step);
+  }
+  if (failure) throw failure;
+  await tracer.onTxEnd?.({ gasUsed: result.totalGasSpent, state });
+  return result;
+}
+
+function authoritiesOf(tx: TypedTransaction): Address[] {
+  const list =
+    (tx as { authorizationList?: EOACode7702AuthorizationListBytesItem[] }).authorizationList ?? [];
+  const authorities: Address[] = [];
+  for (const item of list) {
+    try {
+      authorities.push(eoaCode7702RecoverAuthority(item));
+    } catch {
+      // An authorization whose signature does not recover is skipped, as the EVM skips it.
+    }
+  }
+  return authorities;
+}
+
+/** `size` bytes of memory from `offset`, zero-padded past its end (empty when absurdly large). */
+function memorySlice(memory: Uint8Array, offset: bigint, size: bigint): Uint8Array {
+  if (size === 0n || size > BigInt(MAX_LOG_DATA) || offset > BigInt(Number.MAX_SAFE_INTEGER)) return EMPTY;
+  const out = new Uint8Array(Number(size));
+  const start = Number(offset);
+  if (start < memory.length) out.set(memory.subarray(start, start + out.length));
+  return out;
+}
+
+function logOf(step: InterpreterStep, topicCount: number): Omit<EmittedLog, "index"> | undefined {
+  const stack = step.stack;
+  if (stack.length < 2 + topicCount) return undefined;
+  const top = stack.length - 1;
+  const topics: Uint8Array[] = [];
+  for (let i = 0; i < topicCount; i++) topics.push(setLengthLeft(bigIntToBytes(stack[top - 2 - i]!), 32));
+  return { address: step.address, topics, data: memorySlice(step.memory, stack[top]!, stack[top - 1]!) };
+}

@@ -1,0 +1,234 @@
+import { type Block, createBlock } from "@ethereumjs/block";
+import type { TypedTransaction } from "@ethereumjs/tx";
+import { bytesToHex } from "@ethereumjs/util";
+import { createVM, runTx, type VM } from "@ethereumjs/vm";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import type { CallRequest } from "@strata/protocol";
+import type { Chain } from "../../chain/chain.js";
+import { BusyError, ExecutionError, NotFoundError, TraceTimeoutError } from "../../errors/domain-errors.js";
+import type { BlockContext, BlockHooks, BlockTemplate } from "../block-executor.js";
+import type { ChainView } from "../chain-view.js";
+import { OverlayStateManager } from "../overlay-state.js";
+import type { StateOverrides } from "../simulate/params.js";
+import { StreamingBlockBuilder } from "../streaming-block-builder.js";
+import { callTransaction } from "./call-tx.js";
+import { runWithTracer } from "./evm-hooks.js";
+import { applyTraceOverrides } from "./state-overrides.js";
+import { createTracer, type TraceOptions, traceTimeoutMs } from "./trace-options.js";
+import type { Tracer } from "./tracer.js";
+
+/** One entry of a block trace (geth's `txTraceResult`). */
+export interface BlockTraceEntry {
+  readonly txHash: string;
+  readonly result?: unknown;
+  readonly error?: string;
+}
+
+/** The consensus steps of a stored block, to replay its start-of-block system calls. */
+export type ReplayHooksProvider = (block: Block) => BlockHooks;
+
+interface Replay {
+  readonly vm: VM;
+  readonly builder: StreamingBlockBuilder;
+}
+
+/**
+ * Traces mined transactions by re-executing their block on its parent's state up to them (the
+ * block's system calls included), and calls on any block's state, with geth's tracers. Runs are
+ * serialised; one that waited longer than `maxQueueWaitMs` for its turn is refused.
+ */
+export class TracingService {
+  private lock: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly chainView: ChainView,
+    private readonly gasCap: bigint,
+    private readonly maxQueueWaitMs: number,
+    private readonly replayHooks?: ReplayHooksProvider,
+  ) {}
+
+  /** Traces the mined transaction `hash` with the tracer `options` name (geth's `debug_traceTransaction`). */
+  traceTransaction(hash: Uint8Array, options: TraceOptions): Promise<unknown> {
+    return this.traceMined(hash, () => createTracer(options, this.chain.common), traceTimeoutMs(options));
+  }
+
+  /** Re-executes the mined transaction `hash` with a tracer made by `make`, and returns that tracer. */
+  traceMined<T extends Tracer>(
+    hash: Uint8Array,
+    make: () => T,
+    timeoutMs = traceTimeoutMs({}),
+  ): Promise<unknown> {
+    const location = this.chain.store.txLocation(hash);
+    const block = location ? this.chain.blockByHash(location.blockHash) : undefined;
+    if (!location || !block) throw new NotFoundError("transaction not found");
+    const tracer = make();
+    return this.serialised(async () => {
+      const replay = await this.replay(block);
+      const receipts = this.chain.store.receipts(block.hash()) ?? [];
+      let logIndexBase = 0;
+      for (let i = 0; i < location.index; i++) {
+        await replay.builder.addTransaction(block.transactions[i]!);
+        logIndexBase += receipts[i]?.logs.length ?? 0;
+      }
+      await this.traceInBlock(replay, block, location.index, tracer, logIndexBase, timeoutMs);
+      return tracer.result();
+    });
+  }
+
+  /** Traces every transaction of `block` (geth's `debug_traceBlockByNumber/ByHash`). */
+  traceBlock(block: Block, options: TraceOptions): Promise<BlockTraceEntry[]> {
+    if (block.header.number === 0n) throw new ExecutionError("genesis is not traceable");
+    const timeoutMs = traceTimeoutMs(options);
+    createTracer(options, this.chain.common);
+    return this.serialised(async () => {
+      const replay = await this.replay(block);
+      const receipts = this.chain.store.receipts(block.hash()) ?? [];
+      const entries: BlockTraceEntry[] = [];
+      let logIndexBase = 0;
+      for (let i = 0; i < block.transactions.length; i++) {
+        const txHash = bytesToHex(block.transactions[i]!.hash());
+        const tracer = createTracer(options, this.chain.common);
+        try {
+          await this.traceInBlock(replay, block, i, tracer, logIndexBase, timeoutMs);
+          entries.push({ txHash, result: tracer.result() });
+        } catch (error) {
+          // After an aborted run the replayed state is unusable: only refusals are reported per entry.
+          if (error instanceof TraceTimeoutError || !(error instanceof ExecutionError)) throw error;
+          entries.push({ txHash, error: error.message });
+        }
+        logIndexBase += receipts[i]?.logs.length ?? 0;
+      }
+      return entries;
+    });
+  }
+
+  /**
+   * Traces `request` executed on the state after `block` (with `overrides` applied), in `block`'s
+   * context (geth's `debug_traceCall`).
+   */
+  traceCall(
+    request: CallRequest,
+    block: Block,
+    options: TraceOptions,
+    overrides?: StateOverrides,
+  ): Promise<unknown> {
+    const tracer = createTracer(options, this.chain.common);
+    const timeoutMs = traceTimeoutMs(options);
+    return this.serialised(async () => {
+      const vm = await this.vmAt(block);
+      // The overrides land in the throwaway overlay and vanish with it.
+      await applyTraceOverrides(vm.stateManager, overrides);
+      const paysFee = (request.gasPrice ?? request.maxFeePerGas ?? 0n) > 0n;
+      const context = paysFee
+        ? block
+        : createBlock(
+            { header: { ...block.header.toJSON(), baseFeePerGas: 0n } },
+            { common: vm.common, setHardfork: false, skipConsensusFormatValidation: true },
+          );
+      const requested = request.gas ?? this.gasCap;
+      const gas = this.gasCap > 0n && requested > this.gasCap ? this.gasCap : requested;
+      const { tx, sender } = callTransaction(request, gas, vm.common, context.header.baseFeePerGas ?? 0n);
+      const traced = {
+        tx,
+        sender,
+        coinbase: block.header.coinbase,
+        logIndexBase: 0,
+        deadline: performance.now() + timeoutMs,
+      };
+      await runWithTracer(vm, tracer, traced, () =>
+        runTx(vm, {
+          tx,
+          block: context,
+          skipNonce: true,
+          skipBlockGasLimitValidation: true,
+          skipHardForkValidation: true,
+        }),
+      ).catch(rethrowTracing);
+      return tracer.result();
+    });
+  }
+
+  private async traceInBlock(
+    replay: Replay,
+    block: Block,
+    index: number,
+    tracer: Tracer,
+    logIndexBase: number,
+    timeoutMs: number,
+  ): Promise<void> {
+    const tx: TypedTransaction = block.transactions[index]!;
+    const traced = {
+      tx,
+      sender: tx.getSenderAddress(),
+      coinbase: block.header.coinbase,
+      logIndexBase,
+      deadline: performance.now() + timeoutMs,
+    };
+    await runWithTracer(replay.vm, tracer, traced, () => replay.builder.addTransaction(tx)).catch(
+      rethrowTracing,
+    );
+  }
+
+  /** A VM on a throwaway overlay of `block`'s parent state, with the block's start-of-block steps applied. */
+  private async replay(block: Block): Promise<Replay> {
+    const parent = this.chain.store.blockByHash(block.header.parentHash);
+    if (!parent) throw new ExecutionError(`parent block ${bytesToHex(block.header.parentHash)} not found`);
+    const vm = await this.vmAt(parent, block);
+    const hooks = this.replayHooks?.(block);
+    const header = block.header;
+    const proposed: BlockTemplate = {
+      timestamp: header.timestamp,
+      coinbase: header.coinbase.bytes,
+      extraData: header.extraData,
+    };
+    const template = hooks ? await hooks.prepare(vm, parent, proposed) : proposed;
+    const builder = await StreamingBlockBuilder.start(vm, {
+      parentBlock: parent,
+      // extraData (which may carry a seal longer than a header allows) plays no part in execution.
+      headerData: { ...header.toJSON(), gasUsed: 0n, extraData: new Uint8Array() },
+      blockOpts: { putBlockIntoBlockchain: false, setHardfork: false },
+    });
+    const context: BlockContext = {
+      vm,
+      parent,
+      number: header.number,
+      timestamp: template.timestamp,
+      coinbase: template.coinbase,
+      mixHash: header.mixHash,
+      gasLimit: header.gasLimit,
+      baseFeePerGas: header.baseFeePerGas ?? 0n,
+    };
+    await hooks?.beforeTransactions(context);
+    return { vm, builder };
+  }
+
+  /** A VM over a throwaway overlay of the state after `stateBlock`, with the rules of `rulesBlock`. */
+  private async vmAt(stateBlock: Block, rulesBlock: Block = stateBlock): Promise<VM> {
+    const common = this.chain.common.copy();
+    common.setHardforkBy({ blockNumber: rulesBlock.header.number, timestamp: rulesBlock.header.timestamp });
+    const keccak = common.customCrypto.keccak256 ?? keccak_256;
+    const overlay = new OverlayStateManager(this.chain.states.at(stateBlock.header.stateRoot), keccak);
+    return createVM({ common, stateManager: overlay, blockchain: this.chainView });
+  }
+
+  private serialised<T>(work: () => Promise<T>): Promise<T> {
+    const enqueuedAt = performance.now();
+    const job = this.lock.then(() => {
+      const waited = performance.now() - enqueuedAt;
+      if (waited > this.maxQueueWaitMs) {
+        throw new BusyError(`execution queue wait exceeded ${this.maxQueueWaitMs} ms`, Math.ceil(waited));
+      }
+      return work();
+    });
+    this.lock = job.catch(() => {});
+    return job;
+  }
+}
+
+/** Domain errors pass through; a transaction the VM refuses becomes geth's "tracing failed: ...". */
+function rethrowTracing(error: unknown): never {
+  if (error instanceof ExecutionError || error instanceof BusyError) throw error;
+  const message = error instanceof Error ? error.message : String(error);
+  throw new ExecutionError(`tracing failed: ${message.replace(/\s*\(tx type=.*$/s, "")}`);
+}

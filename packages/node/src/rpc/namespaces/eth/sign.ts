@@ -1,0 +1,157 @@
+import { Capability, createTx, type TypedTransaction, type TypedTxData } from "@ethereumjs/tx";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { Address, Bytes, CallRequest, type Hex, toData, toQuantity } from "@strata/protocol";
+import { ExecutionError, TxPoolError } from "../../../errors/domain-errors.js";
+import { defineMethod } from "../../registry.js";
+import type { RpcServices } from "../../services.js";
+import { suggestedTip } from "./fees.js";
+
+const ZERO_ADDRESS = `0x${"00".repeat(20)}` as Hex;
+
+function keyOf(services: RpcServices, address: string): Uint8Array {
+  const key = services.devAccounts.get(address);
+  if (!key) throw new TxPoolError("unknown account");
+  return key;
+}
+
+/** The EIP-191 personal-message hash: keccak256("\x19Ethereum Signed Message:\n" + length + message). */
+function personalMessageHash(message: Uint8Array): Uint8Array {
+  const prefix = new TextEncoder().encode(`\x19Ethereum Signed Message:\n${message.length}`);
+  return keccak_256(Buffer.concat([prefix, message]));
+}
+
+/** Fills the fields a transaction request leaves out, as geth's `setDefaults`, and builds the unsigned transaction. */
+async function fill(services: RpcServices, request: CallRequest): Promise<TypedTransaction> {
+  const { chain, pool, calls, config } = services;
+  const chainId = BigInt(config.network.chainId);
+  if (request.chainId !== undefined && request.chainId !== chainId) {
+    throw new ExecutionError(`chainId does not match node's (have=${request.chainId}, want=${chainId})`);
+  }
+  const input = request.input ?? request.data ?? "0x";
+  if (!request.to && input === "0x") throw new ExecutionError("contract creation without any data provided");
+  const from = request.from ?? ZERO_ADDRESS;
+  const head = chain.head;
+  const baseFee = head.header.baseFeePerGas;
+  const gasPrice = request.gasPrice;
+  const tip = request.maxPriorityFeePerGas ?? suggestedTip();
+  const maxFeePerGas = request.maxFeePerGas ?? tip + 2n * (baseFee ?? 0n);
+  if (gasPrice === undefined && maxFeePerGas < tip) {
+    throw new ExecutionError(`maxFeePerGas (${maxFeePerGas}) < maxPriorityFeePerGas (${tip})`);
+  }
+  const fees = gasPrice !== undefined ? { gasPrice } : { maxFeePerGas, maxPriorityFeePerGas: tip };
+  const account = await chain.account(head, from);
+  const nonce = request.nonce ?? pool.pendingNonce(from, account?.nonce ?? 0n);
+  const gasLimit = request.gas ?? (await calls.estimateGas({ ...request, ...fees, nonce }, head));
+  const base = {
+    nonce,
+    gasLimit,
+    value: request.value ?? 0n,
+    data: input,
+    ...(request.to ? { to: request.to } : {}),
+  };
+  let data: TypedTxData;
+  if (gasPrice !== undefined) data = { ...base, type: 0, gasPrice };
+  else if (request.authorizationList) {
+    data = {
+      ...base,
+      maxFeePerGas,
+      maxPriorityFeePerGas: tip,
+      type: 4,
+      accessList: request.accessList ?? [],
+      authorizationList: request.authorizationList.map((a) => ({
+        chainId: toQuantity(a.chainId),
+        address: a.address,
+        nonce: toQuantity(a.nonce),
+        yParity: toQuantity(a.yParity),
+        r: toQuantity(a.r),
+        s: toQuantity(a.s),
+      })),
+    } as TypedTxData;
+  } else
+    data = {
+      ...base,
+      maxFeePerGas,
+      maxPriorityFeePerGas: tip,
+      type: 2,
+      accessList: request.accessList ?? [],
+    };
+  return createTx(data, { common: chain.common });
+}
+
+/**
+ * A transaction in geth's own JSON encoding (`types.Transaction`): fee fields of other types are
+ * present as null, the signature of an unsigned transaction is zero, and the hash covers the encoding.
+ */
+function transactionJson(tx: TypedTransaction): Record<string, unknown> {
+  const fee = tx.supports(Capability.EIP1559FeeMarket)
+    ? (tx as unknown as { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint })
+    : undefined;
+  const out: Record<string, unknown> = {
+    type: toQuantity(tx.type),
+    ...(tx.type !== 0 ? { chainId: toQuantity(tx.common.chainId()) } : {}),
+    nonce: toQuantity(tx.nonce),
+    to: tx.to ? toData(tx.to.bytes) : null,
+    gas: toQuantity(tx.gasLimit),
+    gasPrice: fee ? null : toQuantity((tx as unknown as { gasPrice: bigint }).gasPrice),
+    maxPriorityFeePerGas: fee ? toQuantity(fee.maxPriorityFeePerGas) : null,
+    maxFeePerGas: fee ? toQuantity(fee.maxFeePerGas) : null,
+    value: toQuantity(tx.value),
+    input: toData(tx.data),
+  };
+  const json = tx.toJSON();
+  if (tx.type !== 0) out.accessList = json.accessList ?? [];
+  if (tx.type === 4) out.authorizationList = json.authorizationList ?? [];
+  out.v = toQuantity(tx.v ?? 0n);
+  out.r = toQuantity(tx.r ?? 0n);
+  out.s = toQuantity(tx.s ?? 0n);
+  if (tx.type !== 0) out.yParity = toQuantity(tx.v ?? 0n);
+  if (tx.type === 0 && tx.v !== undefined && tx.v > 28n) out.chainId = toQuantity(tx.common.chainId());
+  out.hash = toData(tx.isSigned() ? tx.hash() : keccak_256(tx.serialize()));
+  return out;
+}
+
+function signed(tx: TypedTransaction): { raw: Hex; tx: Record<string, unknown> } {
+  return { raw: toData(tx.serialize()), tx: transactionJson(tx) };
+}
+
+/** Signing with the node's unlocked (development) accounts, and filling in transaction defaults. */
+export const signMethods = {
+  eth_sign: defineMethod({
+    params: [Address, Bytes],
+    required: 2,
+    summary: "Signs an EIP-191 personal message with an unlocked account (V is 27 or 28).",
+    handler: ([address, message], services) => {
+      const key = keyOf(services, address);
+      const hash = personalMessageHash(Buffer.from(message.slice(2), "hex"));
+      // noble's recovered format is recovery || r || s; Ethereum's is r || s || (27 + recovery).
+      const signature = secp256k1.sign(hash, key, { prehash: false, format: "recovered" });
+      return toData(Buffer.concat([signature.subarray(1), Buffer.from([27 + signature[0]!])]));
+    },
+  }),
+  eth_signTransaction: defineMethod({
+    params: [CallRequest],
+    required: 1,
+    summary:
+      "Signs a transaction with an unlocked account without sending it; gas, fees and nonce are required.",
+    handler: async ([request], services) => {
+      if (request.gas === undefined) throw new ExecutionError("gas not specified");
+      if (
+        request.gasPrice === undefined &&
+        (request.maxPriorityFeePerGas === undefined || request.maxFeePerGas === undefined)
+      ) {
+        throw new ExecutionError("missing gasPrice or maxFeePerGas/maxPriorityFeePerGas");
+      }
+      if (request.nonce === undefined) throw new ExecutionError("nonce not specified");
+      const key = keyOf(services, request.from ?? ZERO_ADDRESS);
+      const tx = await fill(services, request);
+      return signed(tx.sign(key));
+    },
+  }),
+  eth_fillTransaction: defineMethod({
+    params: [CallRequest],
+    required: 1,
+    summary: "Fills in a transaction's nonce, gas and fees and returns it unsigned.",
+    handler: async ([request], services) => signed(await fill(services, request)),
+  }),
+};
