@@ -1,5 +1,6 @@
 import { ExplorerNotBuiltError, InvalidApiUrlError, startExplorerServer } from "@strata/explorer";
 import { type FlagSpec, formatFlags, intFlag, parseFlags } from "../flags.js";
+import { untilSignal } from "../signals.js";
 import { UsageError } from "../usage-error.js";
 
 /** Flags of `strata explorer`. */
@@ -61,16 +62,4 @@ export async function runExplorer(argv: readonly string[], out: (line: string) =
   await untilSignal();
   await server.close();
   return 0;
-}
-
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      process.off("SIGINT", done);
-      process.off("SIGTERM", done);
-      resolve();
-    };
-    process.on("SIGINT", done);
-    process.on("SIGTERM", done);
-  });
 }

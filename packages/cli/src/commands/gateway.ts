@@ -1,5 +1,6 @@
 import { createGateway, GatewayConfigError, type GatewayConfigOverrides } from "@strata/gateway";
 import { type FlagSpec, type FlagValues, formatFlags, intFlag, parseFlags } from "../flags.js";
+import { untilSignal } from "../signals.js";
 import { UsageError } from "../usage-error.js";
 
 /** Flags of `strata gateway`. */
@@ -111,16 +112,4 @@ export async function runGateway(argv: readonly string[], out: (line: string) =>
   await untilSignal();
   await gateway.stop();
   return 0;
-}
-
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      process.off("SIGINT", done);
-      process.off("SIGTERM", done);
-      resolve();
-    };
-    process.on("SIGINT", done);
-    process.on("SIGTERM", done);
-  });
 }

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { openDatabase } from "@strata/db";
 import { Indexer, NodeUnreachableError, RpcClient } from "@strata/indexer";
 import { type FlagSpec, formatFlags, parseFlags } from "../flags.js";
+import { untilSignal } from "../signals.js";
 import { UsageError } from "../usage-error.js";
 
 /** Flags of `strata indexer`. */
@@ -85,16 +86,4 @@ export async function runIndexer(argv: readonly string[], out: (line: string) =>
   await db.close();
   out(`stopped at block ${indexer.status().indexedBlock}`);
   return 0;
-}
-
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      process.off("SIGINT", done);
-      process.off("SIGTERM", done);
-      resolve();
-    };
-    process.on("SIGINT", done);
-    process.on("SIGTERM", done);
-  });
 }

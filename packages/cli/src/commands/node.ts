@@ -9,6 +9,7 @@ import {
   ValidatorSettingsError,
 } from "@strata/node";
 import { type FlagSpec, type FlagValues, formatFlags, intFlag, parseFlags } from "../flags.js";
+import { untilSignal } from "../signals.js";
 import { UsageError } from "../usage-error.js";
 
 /** Flags of `strata node`. */
@@ -180,16 +181,4 @@ function printBanner(node: StrataNode, out: (line: string) => void): void {
     out(`Mnemonic: ${network.devAccounts?.mnemonic}`);
     out("");
   }
-}
-
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      process.off("SIGINT", done);
-      process.off("SIGTERM", done);
-      resolve();
-    };
-    process.on("SIGINT", done);
-    process.on("SIGTERM", done);
-  });
 }

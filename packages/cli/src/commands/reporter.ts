@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createLogger, FeedError, loadFeedFile, PriceReporter } from "@strata/node";
 import { type FlagSpec, formatFlags, intFlag, parseFlags } from "../flags.js";
+import { untilSignal } from "../signals.js";
 import { UsageError } from "../usage-error.js";
 
 /** Flags of `strata reporter`. */
@@ -29,9 +30,9 @@ ${formatFlags(REPORTER_FLAGS)}`;
 export async function runReporter(
   argv: readonly string[],
   out: (line: string) => void,
-  stopped: () => Promise<void> = untilSignal,
+  stopped: () => Promise<unknown> = untilSignal,
 ): Promise<number> {
-  const values = parseFlags(argv, REPORTER_FLAGS);
+  const values = parseFlags(argv, REPORTER_FLAGS, { command: "reporter" });
   if (values.help) {
     out(REPORTER_HELP);
     return 0;
@@ -95,16 +96,4 @@ function readKey(path: string): `0x${string}` {
 
 function firstLine(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
-}
-
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      process.off("SIGINT", done);
-      process.off("SIGTERM", done);
-      resolve();
-    };
-    process.on("SIGINT", done);
-    process.on("SIGTERM", done);
-  });
 }

@@ -22,6 +22,8 @@ export interface RestApiOptions {
   readonly database: Database | undefined;
   /** Live node reads (balances, validators, staking, predictions); routes needing it answer 503 without it. */
   readonly rpc?: RestRpc;
+  /** Told about unexpected errors (answered 500 `internal`), e.g. to log them. */
+  readonly onError?: (error: unknown, url: URL) => void;
 }
 
 /** Answers one GET under `/v1` or `/docs`; `url` is the parsed request URL. */
@@ -63,6 +65,7 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       }
       throw new NotFoundError(`no such resource ${url.pathname}`);
     } catch (error) {
+      if (!(error instanceof RestError)) options.onError?.(error, url);
       const known =
         error instanceof RestError
           ? error
