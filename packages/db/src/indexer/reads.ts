@@ -115,7 +115,7 @@ export interface StoredPrice {
 export interface ChainFigures {
   blockNumber: bigint | null;
   latestTimestamp: bigint | null;
-  /** Seconds between the oldest and newest of the last 100 blocks, and how many blocks and txs they hold. */
+  /** Seconds between the oldest and newest of the last 100 blocks after genesis, and how many blocks and txs they hold. */
   windowSeconds: bigint;
   windowBlocks: number;
   windowTransactions: number;
@@ -142,9 +142,10 @@ export async function chainFigures(q: Queryable): Promise<ChainFigures> {
     blocks: bigint;
     txs: bigint | null;
   }>(
-    `SELECT max(number) AS head, max(timestamp) AS newest, min(timestamp) AS oldest, count(*)::int8 AS blocks,
-            sum(transaction_count)::int8 AS txs
-       FROM (SELECT number, timestamp, transaction_count FROM blocks ORDER BY number DESC LIMIT 100) w`,
+    // Genesis stays out of the window: its timestamp is the network's, often 0, not a block time.
+    `SELECT (SELECT max(number) FROM blocks) AS head, (SELECT max(timestamp) FROM blocks) AS newest,
+            min(timestamp) AS oldest, count(*)::int8 AS blocks, sum(transaction_count)::int8 AS txs
+       FROM (SELECT number, timestamp, transaction_count FROM blocks WHERE number > 0 ORDER BY number DESC LIMIT 100) w`,
   );
   const [totals] = await q.query<{ txs: bigint; addresses: bigint }>(
     "SELECT (SELECT count(*) FROM transactions)::int8 AS txs, (SELECT count(*) FROM addresses)::int8 AS addresses",
