@@ -11,8 +11,8 @@ import { sealBlock, vanityOf, withExtraData } from "../consensus/seal.js";
 import { DEV_MNEMONIC, devAccount, viemClients } from "../e2e/clients.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
 
-/** Blocks the validator produces before the follower starts (the 500, cut for test time). */
-const BLOCKS = 200;
+/** Blocks the validator produces before the follower starts. */
+const BLOCKS = 500;
 
 function validatorKey(address: string): Uint8Array {
   for (let i = 100; i < 104; i++) {
