@@ -199,6 +199,8 @@ async function startStrata(mode: MiningMode): Promise<NodeHandle> {
     datadir,
     "--mining",
     mode,
+    // The dev price reporter writes oracle history at start; anvil has nothing like it to compete with the load.
+    "--no-reporter",
   ];
   if (mode === "interval") args.push("--block-time", String(BLOCK_TIME_SECONDS));
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
