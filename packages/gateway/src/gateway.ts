@@ -1,5 +1,6 @@
 import { type Database, openDatabase } from "@strata/db";
 import { type Logger, pino } from "pino";
+import type { Registry } from "prom-client";
 import { type Clock, systemClock } from "./clock.js";
 import { createGatewayConfig, type GatewayConfig, type GatewayConfigOverrides } from "./config.js";
 import { ApiKeyStore, keyDatabaseDir } from "./keys/key-store.js";
@@ -36,6 +37,8 @@ export interface GatewayDependencies {
   readonly logger?: Logger;
   /** An already open key database (default: opened from the config). */
   readonly database?: Database;
+  /** Metrics of services in the same process, served on the gateway's GET /metrics too. */
+  readonly extraMetrics?: readonly Registry[];
 }
 
 /**
@@ -61,6 +64,7 @@ export async function createGateway(
     ));
   const keys = new ApiKeyStore(database, config.keyCacheSeconds, clock);
   const metrics = new GatewayMetrics();
+  for (const registry of dependencies.extraMetrics ?? []) metrics.include(registry);
   const limiter: RateLimiter =
     config.redisUrl === undefined
       ? new MemoryRateLimiter()

@@ -7,6 +7,18 @@ const MAX_METHOD_LABELS = 256;
 export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly methods = new Set<string>();
+  private readonly included: Registry[] = [];
+
+  /** Serves the metrics of `registry` (e.g. an indexer running in the same process) with the gateway's. */
+  include(registry: Registry): void {
+    this.included.push(registry);
+  }
+
+  /** The Prometheus text of the gateway's metrics and of every included registry. */
+  async render(): Promise<string> {
+    const texts = await Promise.all([this.registry, ...this.included].map((r) => r.metrics()));
+    return texts.join("\n");
+  }
 
   /** JSON-RPC calls and REST requests by method, tier and HTTP status. */
   readonly requests = new Counter({

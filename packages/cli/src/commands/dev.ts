@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type Database, openDatabase } from "@strata/db";
 import { ExplorerNotBuiltError, type ExplorerServer, startExplorerServer } from "@strata/explorer";
 import { type ApiKeyStore, createGateway, type Gateway, GatewayConfigError } from "@strata/gateway";
-import { Indexer } from "@strata/indexer";
+import { createIndexerMetrics, Indexer } from "@strata/indexer";
 import { createLogger } from "@strata/node";
 import { type ChildService, startChildService } from "../child-service.js";
 import { type FlagSpec, type FlagValues, formatFlags, intFlag, parseFlags } from "../flags.js";
@@ -153,12 +153,13 @@ async function startStack(
   out(`ready ${wsUrl}`);
 
   stack.database = await openDatabase(settings.databaseUrl, join(settings.datadir, "index"));
-  stack.indexer = await Indexer.open({
+  const indexer = await Indexer.open({
     rpcUrl,
     db: stack.database,
     logger: createLogger(settings.logLevel, "strata-indexer"),
   });
-  stack.indexer.start();
+  stack.indexer = indexer;
+  indexer.start();
 
   stack.gateway = await createGateway(
     {
@@ -170,7 +171,11 @@ async function startStack(
       maxHeadAgeSeconds: settings.blockTime === undefined ? 0 : settings.blockTime * 10,
       logLevel: settings.logLevel,
     },
-    { database: stack.database, logger: createLogger(settings.logLevel, "strata-gateway") },
+    {
+      database: stack.database,
+      logger: createLogger(settings.logLevel, "strata-gateway"),
+      extraMetrics: [createIndexerMetrics(() => indexer.status())],
+    },
   );
   await stack.gateway.start();
   out(`ready ${stack.gateway.url}`);

@@ -1,7 +1,13 @@
 import { join } from "node:path";
 import { openDatabase } from "@strata/db";
-import { Indexer, NodeUnreachableError, RpcClient } from "@strata/indexer";
-import { type FlagSpec, formatFlags, parseFlags } from "../flags.js";
+import {
+  createIndexerMetrics,
+  Indexer,
+  NodeUnreachableError,
+  RpcClient,
+  serveMetrics,
+} from "@strata/indexer";
+import { type FlagSpec, formatFlags, intFlag, parseFlags } from "../flags.js";
 import { untilSignal } from "../signals.js";
 import { UsageError } from "../usage-error.js";
 
@@ -15,6 +21,10 @@ export const INDEXER_FLAGS: Record<string, FlagSpec> = {
   },
   "data-dir": { type: "string", description: "embedded PGlite directory (default .strata/<network>/index)" },
   "batch-size": { type: "string", description: "blocks per batched fetch during backfill (default 50)" },
+  "metrics-port": {
+    type: "string",
+    description: "serve Prometheus GET /metrics on this port (default: off)",
+  },
   "log-level": { type: "string", description: "trace | debug | info | warn | error | silent (default info)" },
   help: { type: "boolean", description: "print this help" },
 };
@@ -81,7 +91,16 @@ export async function runIndexer(argv: readonly string[], out: (line: string) =>
   out(`Strata indexer · chain id ${chainId} (${network}) · ${rpcUrl} -> ${where}`);
   out(`resuming after block ${indexer.status().indexedBlock}`);
   indexer.start();
+  const metrics =
+    values["metrics-port"] === undefined
+      ? undefined
+      : await serveMetrics(
+          createIndexerMetrics(() => indexer.status()),
+          intFlag(values, "metrics-port", 0, 0, 65535),
+        );
+  if (metrics) out(`ready ${metrics.url}`);
   await untilSignal();
+  await metrics?.close();
   await indexer.stop();
   await db.close();
   out(`stopped at block ${indexer.status().indexedBlock}`);

@@ -1,5 +1,6 @@
 import { readFileSync, rmSync } from "node:fs";
 import {
+  createLogger,
   createNode,
   createNodeConfig,
   type MiningMode,
@@ -11,6 +12,7 @@ import {
 import { type FlagSpec, type FlagValues, formatFlags, intFlag, parseFlags } from "../flags.js";
 import { untilSignal } from "../signals.js";
 import { UsageError } from "../usage-error.js";
+import { nodeAccessFromFlags, openNodeAccess } from "./node-access.js";
 
 /** Flags of `strata node`. */
 export const NODE_FLAGS: Record<string, FlagSpec> = {
@@ -39,6 +41,27 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
     type: "string",
     description: "dev: comma-separated genesis validator indices or addresses that do not seal",
   },
+  "api-keys": {
+    type: "boolean",
+    description: "enforce the gateway's API keys and rate limits on this port (default: unlimited)",
+  },
+  "database-url": {
+    type: "string",
+    description:
+      "with --api-keys: postgres:// URL of the key database (default: embedded; also DATABASE_URL)",
+  },
+  "keys-datadir": {
+    type: "string",
+    description: "with --api-keys: directory of the embedded key database (default .strata/gateway)",
+  },
+  "redis-url": {
+    type: "string",
+    description: "with --api-keys: redis:// URL of the rate-limit counters (default: memory; also REDIS_URL)",
+  },
+  "limiter-failure": {
+    type: "string",
+    description: "with --api-keys: open | closed while Redis is unreachable (default open)",
+  },
   help: { type: "boolean", description: "print this help" },
 };
 
@@ -48,6 +71,10 @@ const MODES: readonly MiningMode[] = ["instant", "interval", "manual"];
 export const NODE_HELP = `Usage: strata node [flags]
 
 Runs a Strata chain node serving Ethereum JSON-RPC.
+
+The port answers everyone without limit. With --api-keys it takes the keys of \`strata keys\` as
+X-API-Key (or ?apiKey=) with the gateway's tiers and limits: no key 10 calls/s per IP, developer 50/s,
+enterprise unlimited; an invalid key gets 401, a caller over its limit 429 (docs/gateway.md).
 
 Flags (each also read from STRATA_<FLAG>, e.g. STRATA_RPC_PORT):
 ${formatFlags(NODE_FLAGS)}`;
@@ -144,18 +171,35 @@ export async function runNode(argv: readonly string[], out: (line: string) => vo
     return 0;
   }
   const config = nodeConfigFromFlags(values);
+  const accessSettings = nodeAccessFromFlags(values);
   if (values.fresh && config.datadir) rmSync(config.datadir, { recursive: true, force: true });
-  const node = await createNode(config).catch((error: unknown) => {
-    throw error instanceof ValidatorSettingsError
-      ? new UsageError(`--offline-validators: ${error.message}`)
-      : error;
-  });
-  await node.start();
-  printBanner(node, out);
-  out(`ready ${node.rpcUrl}`);
-  out(`ready ${node.wsUrl}`);
-  await untilSignal();
-  await node.stop();
+  const logger = createLogger(config.logLevel);
+  const access =
+    accessSettings === undefined
+      ? undefined
+      : await openNodeAccess(accessSettings, (error, message) => logger.warn({ err: error }, message)).catch(
+          (error: unknown) => {
+            throw new UsageError(`key database: ${(error as Error).message}`);
+          },
+        );
+  try {
+    const node = await createNode(config, logger, access === undefined ? {} : { gate: access.gate }).catch(
+      (error: unknown) => {
+        throw error instanceof ValidatorSettingsError
+          ? new UsageError(`--offline-validators: ${error.message}`)
+          : error;
+      },
+    );
+    await node.start();
+    printBanner(node, out);
+    if (access !== undefined) out(`API keys and rate limits enforced · counters in ${access.limiterKind}`);
+    out(`ready ${node.rpcUrl}`);
+    out(`ready ${node.wsUrl}`);
+    await untilSignal();
+    await node.stop();
+  } finally {
+    await access?.close();
+  }
   return 0;
 }
 

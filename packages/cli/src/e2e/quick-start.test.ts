@@ -132,6 +132,11 @@ describe("the README quick start (npm start)", () => {
       blockNumber: Number(receipt.blockNumber),
     });
 
+    // One scrape shows the gateway's and the indexer's metrics.
+    const metrics = await (await fetch(`http://127.0.0.1:${PORTS.api}/metrics`)).text();
+    expect(metrics).toMatch(/^strata_gateway_requests_total\{/m);
+    expect(metrics).toMatch(/^strata_indexer_lag_blocks \d+$/m);
+
     // The explorer page shows it.
     const browser = await chromium.launch({
       executablePath: "/usr/bin/chromium",

@@ -108,7 +108,7 @@ export class GatewayHttpServer {
       return sendJson(res, report.status === "ok" ? 200 : 503, JSON.stringify(report));
     }
     if (path === "/metrics") {
-      const text = await this.routes.metrics.registry.metrics();
+      const text = await this.routes.metrics.render();
       res.writeHead(200, { "Content-Type": this.routes.metrics.registry.contentType });
       res.end(text);
       return;

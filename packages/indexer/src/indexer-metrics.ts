@@ -1,0 +1,69 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Gauge, Registry } from "prom-client";
+import type { IndexerStatus } from "./indexer.js";
+
+/** The indexer's Prometheus metrics, read from its status at scrape time. */
+export function createIndexerMetrics(status: () => IndexerStatus): Registry {
+  const registry = new Registry();
+  const gauge = (name: string, help: string, read: (s: IndexerStatus) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read(status()));
+      },
+    });
+  gauge("strata_indexer_indexed_block", "Last block committed to the index", (s) => s.indexedBlock);
+  gauge(
+    "strata_indexer_head_block",
+    "The node's head at the indexer's last look (-1 before it)",
+    (s) => s.headBlock ?? -1,
+  );
+  gauge("strata_indexer_lag_blocks", "Blocks the index is behind the node", (s) => s.lag);
+  gauge("strata_indexer_subscribed", "1 while newHeads notifications flow (0: polling)", (s) =>
+    s.subscribed ? 1 : 0,
+  );
+  gauge("strata_indexer_reorgs", "Reorganisations handled since the indexer started", (s) => s.reorgs);
+  return registry;
+}
+
+/** A running `GET /metrics` server. */
+export interface MetricsServer {
+  /** `http://addr:port/metrics`. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Serves `registry` on `GET /metrics` (404 elsewhere, 405 for other methods). */
+export function serveMetrics(registry: Registry, port: number, addr = "127.0.0.1"): Promise<MetricsServer> {
+  const server: Server = createServer((req, res) => {
+    if ((req.url ?? "/").split("?")[0] !== "/metrics") {
+      res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
+      return;
+    }
+    if (req.method !== "GET") {
+      res.writeHead(405, { "Content-Type": "text/plain", Allow: "GET" }).end("method not allowed");
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text),
+      () => res.writeHead(500, { "Content-Type": "text/plain" }).end("internal error"),
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, addr, () => {
+      const bound = (server.address() as AddressInfo).port;
+      resolve({
+        url: `http://${addr}:${bound}/metrics`,
+        close: () =>
+          new Promise((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
