@@ -16,6 +16,12 @@ export { ImportError, InitError } from "./import/errors.js";
 export { type ImportProgress, type ImportSummary, importChainFile } from "./import/import-chain.js";
 export { type InitResult, initDatadir } from "./import/init-datadir.js";
 export { createLogger } from "./logger.js";
-export { CLIENT_VERSION, createNode, type NodeStatus, type StrataNode } from "./node.js";
+export { CLIENT_VERSION, createNode, type NodeOptions, type NodeStatus, type StrataNode } from "./node.js";
 export { FeedError, type FeedSeries, loadFeedFile } from "./reporter/feed.js";
 export { PriceReporter, type ReporterOptions } from "./reporter/price-reporter.js";
+export {
+  AccessCheckUnavailableError,
+  type Caller,
+  type GateDecision,
+  type RequestGate,
+} from "./rpc/server/access.js";

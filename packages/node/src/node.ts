@@ -25,6 +25,7 @@ import type { PriceReporter } from "./reporter/price-reporter.js";
 import { RpcDispatcher } from "./rpc/dispatcher.js";
 import { FilterManager } from "./rpc/filters/filter-manager.js";
 import { createMethodRegistry } from "./rpc/methods.js";
+import type { RequestGate } from "./rpc/server/access.js";
 import { HttpRpcServer } from "./rpc/server/http.js";
 import { WebSocketRpcServer } from "./rpc/server/ws.js";
 import type { RpcServices } from "./rpc/services.js";
@@ -74,10 +75,20 @@ export interface NodeStatus {
 /** The client version reported by `web3_clientVersion`. */
 export const CLIENT_VERSION = `strata/v${version}/${process.platform}-${process.arch}/node${process.version}`;
 
+/** What a node is given from outside, beyond its config. */
+export interface NodeOptions {
+  /**
+   * API keys and rate limits on the node's own port (`strata node --api-keys`). Without one, the port
+   * answers everyone without limit and no request pays for the check.
+   */
+  readonly gate?: RequestGate;
+}
+
 /** Composition root: opens the store, the chain and every service, wired together but not yet serving. */
 export async function createNode(
   config: NodeConfig,
   logger = createLogger(config.logLevel),
+  options: NodeOptions = {},
 ): Promise<StrataNode> {
   const kv: KVStore = config.datadir === null ? new MemoryKV() : new LmdbKV(`${config.datadir}/chaindata`);
   const common = await createChainCommon(config.network);
@@ -169,8 +180,14 @@ export async function createNode(
     logger.child({ module: "rpc" }),
     (method, seconds, failed) => metrics.observeRequest(method, seconds, failed),
   );
-  const http: HttpRpcServer = new HttpRpcServer(dispatcher, config.rpc, metrics);
-  const ws: WebSocketRpcServer = new WebSocketRpcServer(http.server, dispatcher, subscriptions, config.rpc);
+  const http: HttpRpcServer = new HttpRpcServer(dispatcher, config.rpc, metrics, options.gate);
+  const ws: WebSocketRpcServer = new WebSocketRpcServer(
+    http.server,
+    dispatcher,
+    subscriptions,
+    config.rpc,
+    options.gate,
+  );
 
   const node: StrataNode = {
     config,

@@ -35,8 +35,12 @@ export class RpcDispatcher {
   ) {}
 
   /** Answers a raw body; `context` describes the connection it came over. */
-  async dispatch(text: string, context: RpcContext = {}): Promise<DispatchResult> {
-    const parsed: ParsedBody = parseBody(text, this.services.config.rpc.maxBatch);
+  dispatch(text: string, context: RpcContext = {}): Promise<DispatchResult> {
+    return this.dispatchParsed(parseBody(text, this.services.config.rpc.maxBatch), context);
+  }
+
+  /** Answers a body already parsed (by a transport that looked at it first, e.g. to count its calls). */
+  async dispatchParsed(parsed: ParsedBody, context: RpcContext = {}): Promise<DispatchResult> {
     if (parsed.kind === "invalid")
       return { body: encodeError("null", parsed.error), status: parsed.error.httpStatus };
     if (parsed.kind === "single") {

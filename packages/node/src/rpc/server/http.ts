@@ -1,8 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { encodeError, InvalidRequestError, LimitExceededError, type RpcError } from "@strata/protocol";
+import {
+  encodeError,
+  InvalidRequestError,
+  LimitExceededError,
+  parseBody,
+  type RpcError,
+} from "@strata/protocol";
 import type { NodeConfig } from "../../config/node-config.js";
-import type { RpcDispatcher } from "../dispatcher.js";
+import type { DispatchResult, RpcDispatcher } from "../dispatcher.js";
+import { authorize, bodyRefusal, callerOf, costOf, type RequestGate } from "./access.js";
 
 /** What `GET /metrics` serves: Prometheus text and its content type. */
 export interface MetricsEndpoint {
@@ -16,6 +23,7 @@ export type HttpOptions = NodeConfig["rpc"];
 /**
  * The JSON-RPC HTTP transport: POST on `/`, statuses and limits of DECISIONS.md (413 body too large,
  * 415 wrong content type, 405 wrong method, 404 wrong path, 204 for notification-only batches), CORS.
+ * With a {@link RequestGate}, each body's calls are charged to its caller before they are answered.
  */
 export class HttpRpcServer {
   readonly server: Server;
@@ -24,6 +32,8 @@ export class HttpRpcServer {
     private readonly dispatcher: RpcDispatcher,
     private readonly options: HttpOptions,
     private readonly metrics?: MetricsEndpoint,
+    /** API keys and rate limits; without one every request is answered (the default). */
+    private readonly gate?: RequestGate,
   ) {
     this.server = createServer(
       { keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 },
@@ -101,25 +111,41 @@ export class HttpRpcServer {
     req.on("end", () => {
       if (refused) return;
       const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
-      this.dispatcher.dispatch(text).then(
-        ({ body, status }) => {
-          if (body === undefined) {
-            res.writeHead(204);
-            res.end();
-            return;
-          }
-          // Large answers are encoded once, then measured and sent as bytes.
-          const payload = body.length > LARGE_RESPONSE_CHARS ? Buffer.from(body) : body;
-          if (byteLength(payload) > this.options.maxResponseBytes) {
-            const error = new LimitExceededError(`response exceeds ${this.options.maxResponseBytes} bytes`);
-            this.json(res, 200, encodeError("null", error));
-            return;
-          }
-          this.json(res, status, payload);
-        },
-        () => this.plain(res, 500, "internal error"),
-      );
+      if (this.gate === undefined) this.respond(res, this.dispatcher.dispatch(text));
+      else this.gated(req, res, text, this.gate);
     });
+  }
+
+  /** Charges the body's calls to its caller, then answers it or sends the gate's refusal. */
+  private gated(req: IncomingMessage, res: ServerResponse, text: string, gate: RequestGate): void {
+    const parsed = parseBody(text, this.options.maxBatch);
+    void authorize(gate, callerOf(req), costOf(parsed)).then((decision) => {
+      res.setHeader("Access-Control-Expose-Headers", EXPOSED_LIMIT_HEADERS);
+      for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
+      if (decision.allowed) this.respond(res, this.dispatcher.dispatchParsed(parsed));
+      else this.json(res, decision.error.httpStatus, bodyRefusal(parsed, decision.error));
+    });
+  }
+
+  private respond(res: ServerResponse, answer: Promise<DispatchResult>): void {
+    answer.then(
+      ({ body, status }) => {
+        if (body === undefined) {
+          res.writeHead(204);
+          res.end();
+          return;
+        }
+        // Large answers are encoded once, then measured and sent as bytes.
+        const payload = body.length > LARGE_RESPONSE_CHARS ? Buffer.from(body) : body;
+        if (byteLength(payload) > this.options.maxResponseBytes) {
+          const error = new LimitExceededError(`response exceeds ${this.options.maxResponseBytes} bytes`);
+          this.json(res, 200, encodeError("null", error));
+          return;
+        }
+        this.json(res, status, payload);
+      },
+      () => this.plain(res, 500, "internal error"),
+    );
   }
 
   private serveMetrics(res: ServerResponse, metrics: MetricsEndpoint): void {
@@ -148,6 +174,9 @@ export class HttpRpcServer {
     req.resume();
   }
 }
+
+/** The gate's headers, readable by browser scripts on another origin. */
+const EXPOSED_LIMIT_HEADERS = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After";
 
 /** Answers longer than this many characters are encoded to bytes once instead of measured and re-encoded. */
 const LARGE_RESPONSE_CHARS = 64 * 1024;

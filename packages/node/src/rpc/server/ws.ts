@@ -1,10 +1,27 @@
-import type { IncomingMessage, Server } from "node:http";
+import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
+import { encodeError, parseBody } from "@strata/protocol";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { NodeConfig } from "../../config/node-config.js";
-import type { RpcDispatcher } from "../dispatcher.js";
+import type { DispatchResult, RpcDispatcher } from "../dispatcher.js";
+import type { RpcContext } from "../registry.js";
 import type { SubscriptionManager } from "../subscriptions/subscription-manager.js";
 import type { SubscriptionSink } from "../subscriptions/subscription-sink.js";
+import {
+  admit,
+  authorize,
+  type Caller,
+  callerOf,
+  costOf,
+  messageRefusal,
+  type RequestGate,
+} from "./access.js";
+
+/** A connection whose messages a gate charges to the caller that opened it. */
+interface ChargedCaller {
+  readonly gate: RequestGate;
+  readonly caller: Caller;
+}
 
 /** Close code for a binary frame (RFC 6455: unsupported data). */
 const UNSUPPORTED_DATA = 1003;
@@ -13,7 +30,10 @@ const UNSUPPORTED_DATA = 1003;
  * The JSON-RPC WebSocket transport, on the HTTP server's port (upgrade on `/`): text frames carry
  * requests and batches exactly as over HTTP, plus `eth_subscribe` notifications. Binary frames close
  * the connection (1003); a client that does not read and has more than `maxWsQueuedBytes` waiting is
- * disconnected, so one slow reader never holds memory or slows the others.
+ * disconnected, so one slow reader never holds memory or slows the others. With a {@link RequestGate},
+ * an invalid API key is refused at the upgrade (401) and every message's calls are charged to its
+ * caller; a refused message is answered with the error and the socket stays open. Notifications are
+ * never charged.
  */
 export class WebSocketRpcServer {
   private readonly wss: WebSocketServer;
@@ -24,6 +44,8 @@ export class WebSocketRpcServer {
     private readonly dispatcher: RpcDispatcher,
     private readonly subscriptions: SubscriptionManager,
     private readonly options: NodeConfig["rpc"],
+    /** API keys and rate limits; without one every message is answered (the default). */
+    private readonly gate?: RequestGate,
   ) {
     this.wss = new WebSocketServer({
       noServer: true,
@@ -56,10 +78,26 @@ export class WebSocketRpcServer {
       socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
+    if (this.gate === undefined) {
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, undefined));
+      return;
+    }
+    const caller = callerOf(req);
+    const gate = this.gate;
+    void admit(gate, caller).then((error) => {
+      if (error === undefined) {
+        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, { gate, caller }));
+        return;
+      }
+      const body = encodeError("null", error);
+      socket.end(
+        `HTTP/1.1 ${error.httpStatus} ${STATUS_CODES[error.httpStatus]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
   }
 
-  private accept(ws: WebSocket): void {
+  /** `charged` is set when a gate charges this connection's messages to its caller. */
+  private accept(ws: WebSocket, charged: ChargedCaller | undefined): void {
     const sink = createSink(ws, this.options.maxWsQueuedBytes);
     this.sinks.set(ws, sink);
     ws.on("message", (data, isBinary) => {
@@ -68,7 +106,11 @@ export class WebSocketRpcServer {
         return;
       }
       const text = Array.isArray(data) ? Buffer.concat(data).toString("utf8") : data.toString("utf8");
-      this.dispatcher.dispatch(text, { connection: sink }).then(
+      const answer =
+        charged === undefined
+          ? this.dispatcher.dispatch(text, { connection: sink })
+          : this.gated(text, { connection: sink }, charged);
+      answer.then(
         ({ body }) => {
           if (body !== undefined) sink.send(body);
         },
@@ -77,6 +119,14 @@ export class WebSocketRpcServer {
     });
     ws.on("close", () => this.drop(ws, sink));
     ws.on("error", () => this.drop(ws, sink));
+  }
+
+  /** Charges a message's calls to the connection's caller, then answers it or returns the refusal. */
+  private async gated(text: string, context: RpcContext, charged: ChargedCaller): Promise<DispatchResult> {
+    const parsed = parseBody(text, this.options.maxBatch);
+    const decision = await authorize(charged.gate, charged.caller, costOf(parsed));
+    if (decision.allowed) return this.dispatcher.dispatchParsed(parsed, context);
+    return { body: messageRefusal(parsed, decision.error), status: decision.error.httpStatus };
   }
 
   private drop(ws: WebSocket, sink: SubscriptionSink): void {
