@@ -50,6 +50,10 @@ export interface RpcTransaction {
   accessList?: RpcAccessListEntry[];
   chainId?: Hex;
   authorizationList?: RpcAuthorization[];
+  /** Blob transactions (type 3): the most the sender pays per unit of blob gas. */
+  maxFeePerBlobGas?: Hex;
+  /** Blob transactions (type 3): the versioned hashes of the blobs' KZG commitments. */
+  blobVersionedHashes?: Hex[];
   v: Hex;
   r: Hex;
   s: Hex;
@@ -70,8 +74,14 @@ export interface RpcReceipt {
   contractAddress: Hex | null;
   logs: RpcLog[];
   logsBloom: Hex;
-  status: Hex;
+  /** 1 success, 0 failure; receipts from before Byzantium carry `root` instead. */
+  status?: Hex;
+  /** Receipts from before Byzantium: the state root after the transaction. */
+  root?: Hex;
   effectiveGasPrice: Hex;
+  /** Blob transactions: blob gas used and the blob base fee of their block. */
+  blobGasUsed?: Hex;
+  blobGasPrice?: Hex;
 }
 
 /** A block header as returned inside blocks and by the `newHeads` subscription. */

@@ -36,7 +36,13 @@ const TRANSFER_GAS = 21_000n;
  * longer than `maxQueueWaitMs` for its turn is refused instead of adding to the backlog.
  */
 export class CallExecutor {
-  private cached: { root: Uint8Array; vm: Promise<VM>; overlay: OverlayStateManager } | undefined;
+  private cached:
+    | { root: Uint8Array; common: Common; vm: Promise<VM>; overlay: OverlayStateManager }
+    | undefined;
+  /** The rules of blocks whose fork differs from the head's, one Common per fork. */
+  private readonly forkCommons = new Map<string, Common>();
+  /** The rules found for the last block asked about (calls mostly target the same block). */
+  private lastRules: { block: Block; head: string; rules: Common } | undefined;
   private lock: Promise<unknown> = Promise.resolve();
   private readonly results = new CallResultCache();
 
@@ -60,7 +66,7 @@ export class CallExecutor {
       if ("error" in cached) throw cached.error;
       return cached.ok;
     }
-    const gas = this.capGas(request.gas ?? this.gasCap);
+    const gas = this.capGas(request.gas ?? this.gasCap, block);
     const outcome = await this.run(request, block, gas);
     try {
       throwOnFailure(outcome.result);
@@ -74,7 +80,7 @@ export class CallExecutor {
 
   /** Finds the smallest gas limit (within 1.5 %) with which `request` succeeds, by binary search as geth does. */
   async estimateGas(request: CallRequest, block: Block): Promise<bigint> {
-    let hi = this.capGas(request.gas ?? block.header.gasLimit);
+    let hi = this.capGas(request.gas ?? block.header.gasLimit, block);
     const feeCap = request.maxFeePerGas ?? request.gasPrice ?? 0n;
     if (feeCap > 0n && request.from) {
       const balance = await this.balanceOf(request.from, block);
@@ -114,7 +120,7 @@ export class CallExecutor {
 
   /** Builds the access list `request` touches and the gas it uses with that list. */
   async createAccessList(request: CallRequest, block: Block): Promise<AccessListOutcome> {
-    const gas = this.capGas(request.gas ?? this.gasCap);
+    const gas = this.capGas(request.gas ?? this.gasCap, block);
     const traced = await this.run(request, block, gas, true);
     const excluded = new Set<string>([
       (request.from ?? createZeroAddress().toString()).toLowerCase(),
@@ -145,8 +151,42 @@ export class CallExecutor {
     return { ...base, error: reason };
   }
 
-  private capGas(gas: bigint): bigint {
-    return this.gasCap > 0n && gas > this.gasCap ? this.gasCap : gas;
+  /**
+   * The gas a call may use: at most the RPC gas cap and, where EIP-7825 is in force (Osaka), at most
+   * the protocol's per-transaction limit (2^24), as geth caps calls rather than refusing them.
+   */
+  private capGas(gas: bigint, block: Block): bigint {
+    let capped = this.gasCap > 0n && gas > this.gasCap ? this.gasCap : gas;
+    const rules = this.rulesOf(block);
+    if (rules.isActivatedEIP(7825)) {
+      const txLimit = rules.param("maxTransactionGasLimit");
+      if (capped > txLimit) capped = txLimit;
+    }
+    return capped;
+  }
+
+  /**
+   * The rules `block` was executed under: the shared Common when the block is of the head's fork
+   * (the usual case), otherwise a Common set to the block's own fork, made once per fork.
+   */
+  private rulesOf(block: Block): Common {
+    const head = this.common.hardfork();
+    const last = this.lastRules;
+    if (last?.block === block && last.head === head) return last.rules;
+    const { number, timestamp } = block.header;
+    const hardfork = this.common.getHardforkBy({ blockNumber: number, timestamp });
+    let rules = this.common;
+    if (hardfork !== head) {
+      let forkRules = this.forkCommons.get(hardfork);
+      if (!forkRules) {
+        forkRules = this.common.copy();
+        forkRules.setHardfork(hardfork);
+        this.forkCommons.set(hardfork, forkRules);
+      }
+      rules = forkRules;
+    }
+    this.lastRules = { block, head, rules };
+    return rules;
   }
 
   private async balanceOf(address: string, block: Block): Promise<bigint> {
@@ -180,9 +220,10 @@ export class CallExecutor {
       if (waited > this.maxQueueWaitMs) {
         throw new BusyError(`execution queue wait exceeded ${this.maxQueueWaitMs} ms`, Math.ceil(waited));
       }
-      const { vm, overlay } = await this.vmAt(block);
-      const tx = buildCallTx(request, gasLimit, this.common, block);
-      const context = executionBlock(block, request, this.common);
+      const rules = this.rulesOf(block);
+      const { vm, overlay } = await this.vmAt(block, rules);
+      const tx = buildCallTx(request, gasLimit, rules, block);
+      const context = executionBlock(block, request, rules);
       overlay.reset();
       try {
         const result = await runTx(vm, {
@@ -204,13 +245,13 @@ export class CallExecutor {
     return job;
   }
 
-  private async vmAt(block: Block): Promise<{ vm: VM; overlay: OverlayStateManager }> {
+  private async vmAt(block: Block, common: Common): Promise<{ vm: VM; overlay: OverlayStateManager }> {
     const root = block.header.stateRoot;
-    if (!this.cached || Buffer.compare(this.cached.root, root) !== 0) {
-      const keccak = this.common.customCrypto.keccak256 ?? keccak_256;
+    if (!this.cached || this.cached.common !== common || Buffer.compare(this.cached.root, root) !== 0) {
+      const keccak = common.customCrypto.keccak256 ?? keccak_256;
       const overlay = new OverlayStateManager(this.stateAt(block), keccak);
-      const vm = createVM({ common: this.common, stateManager: overlay, blockchain: this.chainView });
-      this.cached = { root, vm, overlay };
+      const vm = createVM({ common, stateManager: overlay, blockchain: this.chainView });
+      this.cached = { root, common, vm, overlay };
     }
     return { vm: await this.cached.vm, overlay: this.cached.overlay };
   }

@@ -9,9 +9,14 @@ const MAX_EXTRA_DATA = 32;
  * parent hash, timestamp, gas limit bounds, gas used, base fee, difficulty (the ethash difficulty
  * formula before the merge, zero after; the proof-of-work seal itself is not checked, nor are
  * clique signatures) and the blob fields (excess blob gas and blob gas used). Returns the reason
- * of the first violation.
+ * of the first violation. `maxExtraData` is 32 bytes unless the network's consensus puts more there
+ * (a proof-of-stake seal).
  */
-export function headerViolation(block: Block, parent: BlockHeader): string | undefined {
+export function headerViolation(
+  block: Block,
+  parent: BlockHeader,
+  maxExtraData = MAX_EXTRA_DATA,
+): string | undefined {
   const header = block.header;
   const common = header.common;
   if (header.number !== parent.number + 1n)
@@ -21,8 +26,8 @@ export function headerViolation(block: Block, parent: BlockHeader): string | und
     return `timestamp ${header.timestamp} not after parent timestamp ${parent.timestamp}`;
   const consensus = common.consensusType();
   // Clique keeps its signer list and seal in the extra data, beyond the 32 bytes.
-  if (consensus !== "poa" && header.extraData.length > MAX_EXTRA_DATA)
-    return `extra data too long: ${header.extraData.length} > ${MAX_EXTRA_DATA} bytes`;
+  if (consensus !== "poa" && header.extraData.length > maxExtraData)
+    return `extra data too long: ${header.extraData.length} > ${maxExtraData} bytes`;
   if (header.gasUsed > header.gasLimit)
     return `gas used ${header.gasUsed} exceeds gas limit ${header.gasLimit}`;
   try {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { bytesToHex } from "@ethereumjs/util";
 import type { NetworkFile } from "../config/network.js";
+import { PosEngine } from "../consensus/engine.js";
 import { BlockImporter } from "./block-importer.js";
 import { ImportError } from "./errors.js";
 import { openChain } from "./open-chain.js";
@@ -41,7 +42,7 @@ export async function importChainFile(
   }
   const opened = await openChain(network, datadir);
   try {
-    const importer = new BlockImporter(opened);
+    const importer = new BlockImporter(opened, verifyingEngine(network));
     let imported = 0;
     let known = 0;
     for (const { bytes: encoded, offset } of splitRlpBlocks(bytes)) {
@@ -61,4 +62,10 @@ export async function importChainFile(
   } finally {
     await opened.close();
   }
+}
+
+/** On a proof-of-stake network, an engine that verifies seals and seals nothing itself. */
+function verifyingEngine(network: NetworkFile): PosEngine | undefined {
+  if (!network.consensus || !network.system) return undefined;
+  return new PosEngine(network, { signers: new Map(), waitForTimeouts: false });
 }

@@ -20,6 +20,11 @@ export interface StoredReceipt {
   readonly contractAddress: Uint8Array | undefined;
   /** The transaction's hash, kept so log queries never rebuild the block to learn it. */
   readonly txHash: Uint8Array;
+  /**
+   * Receipts from before Byzantium (EIP-658): the state root after the transaction, which such
+   * receipts carry instead of a status. Absent from every later receipt.
+   */
+  readonly postState?: Uint8Array;
 }
 
 type Nested = Uint8Array | Nested[];
@@ -36,6 +41,8 @@ export function encodeReceipts(receipts: readonly StoredReceipt[]): Uint8Array {
       r.sender,
       r.contractAddress ?? new Uint8Array(),
       r.txHash,
+      // An optional ninth item: receipts written before it existed decode unchanged.
+      ...(r.postState ? [r.postState] : []),
     ]),
   );
 }
@@ -44,7 +51,7 @@ export function encodeReceipts(receipts: readonly StoredReceipt[]): Uint8Array {
 export function decodeReceipts(bytes: Uint8Array): StoredReceipt[] {
   const list = RLP.decode(bytes) as Nested[];
   return list.map((entry) => {
-    const [type, status, cumulative, gasUsed, logs, sender, contract, txHash] = entry as [
+    const [type, status, cumulative, gasUsed, logs, sender, contract, txHash, postState] = entry as [
       Uint8Array,
       Uint8Array,
       Uint8Array,
@@ -53,6 +60,7 @@ export function decodeReceipts(bytes: Uint8Array): StoredReceipt[] {
       Uint8Array,
       Uint8Array,
       Uint8Array,
+      Uint8Array | undefined,
     ];
     return {
       type: type.length === 0 ? 0 : bytesToInt(type),
@@ -66,6 +74,7 @@ export function decodeReceipts(bytes: Uint8Array): StoredReceipt[] {
       sender,
       contractAddress: contract.length === 0 ? undefined : contract,
       txHash,
+      ...(postState ? { postState } : {}),
     };
   });
 }

@@ -9,7 +9,9 @@ import { BusyError, ExecutionError, NotFoundError, TraceTimeoutError } from "../
 import type { BlockContext, BlockHooks, BlockTemplate } from "../block-executor.js";
 import type { ChainView } from "../chain-view.js";
 import { OverlayStateManager } from "../overlay-state.js";
+import { receiptsCarryStateRoot } from "../simulate/block-replay.js";
 import type { StateOverrides } from "../simulate/params.js";
+import { scratchState } from "../simulate/scratch-state.js";
 import { StreamingBlockBuilder } from "../streaming-block-builder.js";
 import { callTransaction } from "./call-tx.js";
 import { runWithTracer } from "./evm-hooks.js";
@@ -203,13 +205,20 @@ export class TracingService {
     return { vm, builder };
   }
 
-  /** A VM over a throwaway overlay of the state after `stateBlock`, with the rules of `rulesBlock`. */
+  /**
+   * A VM over a throwaway copy of the state after `stateBlock`, with the rules of `rulesBlock`: an
+   * overlay, or, for blocks before Byzantium (whose receipts need the state root after every
+   * transaction), a scratch trie that computes roots without writing to the node's storage.
+   */
   private async vmAt(stateBlock: Block, rulesBlock: Block = stateBlock): Promise<VM> {
     const common = this.chain.common.copy();
     common.setHardforkBy({ blockNumber: rulesBlock.header.number, timestamp: rulesBlock.header.timestamp });
-    const keccak = common.customCrypto.keccak256 ?? keccak_256;
-    const overlay = new OverlayStateManager(this.chain.states.at(stateBlock.header.stateRoot), keccak);
-    return createVM({ common, stateManager: overlay, blockchain: this.chainView });
+    const root = stateBlock.header.stateRoot;
+    const base = this.chain.states.at(root);
+    const stateManager = receiptsCarryStateRoot(rulesBlock, common)
+      ? scratchState(base, root, common)
+      : new OverlayStateManager(base, common.customCrypto.keccak256 ?? keccak_256);
+    return createVM({ common, stateManager, blockchain: this.chainView });
   }
 
   private serialised<T>(work: () => Promise<T>): Promise<T> {

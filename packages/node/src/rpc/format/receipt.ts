@@ -1,4 +1,5 @@
 import type { Block } from "@ethereumjs/block";
+import { Blob4844Tx } from "@ethereumjs/tx";
 import { Bloom } from "@ethereumjs/vm";
 import { type RpcReceipt, toData, toQuantity } from "@strata/protocol";
 import { formatLogsOf } from "../../chain/log-format.js";
@@ -9,12 +10,13 @@ import { effectiveGasPrice } from "./transaction.js";
 export function formatReceipt(block: Block, receipts: readonly StoredReceipt[], index: number): RpcReceipt {
   const receipt = receipts[index]!;
   const tx = block.transactions[index]!;
+  const { header } = block;
   const bloom = new Bloom();
   for (const log of receipt.logs) {
     bloom.add(log.address);
     for (const topic of log.topics) bloom.add(topic);
   }
-  return {
+  const out: RpcReceipt = {
     type: toQuantity(receipt.type),
     transactionHash: toData(tx.hash()),
     transactionIndex: toQuantity(index),
@@ -27,7 +29,14 @@ export function formatReceipt(block: Block, receipts: readonly StoredReceipt[], 
     contractAddress: receipt.contractAddress ? toData(receipt.contractAddress) : null,
     logs: formatLogsOf(block, receipts, (_, txIndex) => txIndex === index),
     logsBloom: toData(bloom.bitvector),
-    status: toQuantity(receipt.status),
-    effectiveGasPrice: toQuantity(effectiveGasPrice(tx, block.header.baseFeePerGas)),
+    effectiveGasPrice: toQuantity(effectiveGasPrice(tx, header.baseFeePerGas)),
   };
+  // Before Byzantium a receipt carries the post-transaction state root instead of a status.
+  if (receipt.postState) out.root = toData(receipt.postState);
+  else out.status = toQuantity(receipt.status);
+  if (tx instanceof Blob4844Tx && header.excessBlobGas !== undefined) {
+    out.blobGasUsed = toQuantity(BigInt(tx.numBlobs()) * tx.common.param("blobGasPerBlob"));
+    out.blobGasPrice = toQuantity(header.getBlobGasPrice());
+  }
+  return out;
 }

@@ -1,5 +1,5 @@
 import type { Block } from "@ethereumjs/block";
-import { Capability, type TypedTransaction } from "@ethereumjs/tx";
+import { Blob4844Tx, Capability, type TypedTransaction } from "@ethereumjs/tx";
 import { type Hex, type RpcTransaction, toData, toQuantity } from "@strata/protocol";
 
 /** Where a mined transaction sits; absent for pending transactions. */
@@ -48,6 +48,10 @@ export function formatTransaction(
   if (tx.type !== 0 || tx.supports(Capability.EIP155ReplayProtection))
     out.chainId = toQuantity(tx.common.chainId());
   if (tx.type !== 0) out.yParity = toQuantity(tx.v ?? 0n);
+  if (tx instanceof Blob4844Tx) {
+    out.maxFeePerBlobGas = toQuantity(tx.maxFeePerBlobGas);
+    out.blobVersionedHashes = tx.blobVersionedHashes as Hex[];
+  }
   if (tx.type === 4) {
     out.authorizationList = (json.authorizationList ?? []).map((a) => ({
       chainId: normalizeQuantity(a.chainId),

@@ -81,13 +81,18 @@ export const feeMethods = {
         const header = block.header;
         baseFeePerGas.push(toQuantity(header.baseFeePerGas ?? 0n));
         gasUsedRatio.push(Number(header.gasUsed) / Number(header.gasLimit));
-        baseFeePerBlobGas.push(toQuantity(header.getBlobGasPrice()));
-        blobGasUsedRatio.push(maxBlobGas > 0 ? Number(header.blobGasUsed ?? 0n) / maxBlobGas : 0);
+        // Blocks before Cancun have no blob fee market: geth reports a blob base fee and ratio of 0.
+        const hasBlobs = header.excessBlobGas !== undefined;
+        baseFeePerBlobGas.push(toQuantity(hasBlobs ? header.getBlobGasPrice() : 0n));
+        blobGasUsedRatio.push(hasBlobs && maxBlobGas > 0 ? Number(header.blobGasUsed ?? 0n) / maxBlobGas : 0);
         if (percentiles) reward.push(rewards(services, block, percentiles));
       }
       if (blocks > 0n) {
-        baseFeePerGas.push(toQuantity(last.header.calcNextBaseFee()));
-        baseFeePerBlobGas.push(toQuantity(last.header.calcNextBlobGasPrice(common)));
+        const next = last.header;
+        baseFeePerGas.push(toQuantity(next.baseFeePerGas === undefined ? 0n : next.calcNextBaseFee()));
+        baseFeePerBlobGas.push(
+          toQuantity(next.excessBlobGas === undefined ? 0n : next.calcNextBlobGasPrice(common)),
+        );
       }
       return {
         oldestBlock: toQuantity(blocks > 0n ? oldest : 0n),
