@@ -59,6 +59,7 @@ export class TooManyFiltersError extends DomainError {
 export type ValidationErrorKind =
   | "nonceTooLow"
   | "nonceTooHigh"
+  | "nonceMax"
   | "baseFeeTooLow"
   | "intrinsicGas"
   | "insufficientFunds"

@@ -29,6 +29,7 @@ import {
 const VALIDATION_ERROR_CODES: Record<ValidationErrorKind, number> = {
   nonceTooLow: -38010,
   nonceTooHigh: -38011,
+  nonceMax: -32603,
   baseFeeTooLow: -38012,
   intrinsicGas: -38013,
   insufficientFunds: -38014,

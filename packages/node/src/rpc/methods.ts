@@ -22,6 +22,7 @@ import { rpcDiscoverMethods } from "./namespaces/rpc-discover.js";
 import { depinMethods } from "./namespaces/svc/depin.js";
 import { predictionMethods } from "./namespaces/svc/prediction.js";
 import { stakingMethods } from "./namespaces/svc/staking.js";
+import { testingMethods } from "./namespaces/testing.js";
 import { txpoolMethods } from "./namespaces/txpool.js";
 import { MethodRegistry } from "./registry.js";
 
@@ -52,6 +53,7 @@ export function createMethodRegistry(): MethodRegistry {
     .register(txpoolMethods)
     .register(depinMethods)
     .register(predictionMethods)
-    .register(stakingMethods);
+    .register(stakingMethods)
+    .register(testingMethods);
   return registry.register(rpcDiscoverMethods(registry));
 }

@@ -7,11 +7,14 @@ import { ExecutionError } from "../../errors/domain-errors.js";
 
 const toHex = (n: bigint) => `0x${n.toString(16)}` as const;
 
+/** The largest nonce (2^64 - 1): an account that has it cannot send another transaction (EIP-2681). */
+export const MAX_NONCE = 2n ** 64n - 1n;
+
 /**
  * The unsigned transaction of a simulated call, typed as geth's `ToTransaction(DynamicFeeTx)`
- * types it: a set-code transaction when it authorizes, legacy when it names a gas price, otherwise
- * EIP-1559 (fees default to zero). It reports `from` as its sender, and its hash is the hash of its
- * unsigned encoding (zero signature), as geth's.
+ * types it: a set-code transaction when it authorizes, a blob transaction when it names blob hashes,
+ * legacy when it names a gas price, otherwise EIP-1559 (fees default to zero). It reports `from` as
+ * its sender, and its hash is the hash of its unsigned encoding (zero signature), as geth's.
  */
 export function callTransaction(
   request: CallRequest,
@@ -46,6 +49,15 @@ export function callTransaction(
         s: toHex(a.s),
       })),
     } as TypedTxData;
+  } else if (request.blobVersionedHashes !== undefined) {
+    data = {
+      ...base,
+      ...fees,
+      type: 3,
+      accessList: request.accessList ?? [],
+      maxFeePerBlobGas: request.maxFeePerBlobGas ?? 0n,
+      blobVersionedHashes: request.blobVersionedHashes,
+    } as TypedTxData;
   } else if (request.gasPrice !== undefined) {
     data = { ...base, type: 0, gasPrice: request.gasPrice };
   } else {
@@ -56,15 +68,20 @@ export function callTransaction(
       `maxFeePerGas (${fees.maxFeePerGas}) < maxPriorityFeePerGas (${fees.maxPriorityFeePerGas})`,
     );
   }
-  // Simulated calls are not held to EIP-7825's per-transaction gas cap (geth skips transaction
-  // checks for them), but the transaction constructor enforces it: build with a capped limit, then
-  // give the transaction its real one.
+  // Simulated calls are not held to EIP-7825's per-transaction gas cap nor EIP-2681's nonce limit
+  // (geth skips transaction checks for them), but the transaction constructor enforces both: build
+  // within them, then give the transaction its real gas limit and nonce.
   const cap = common.isActivatedEIP(7825) ? common.param("maxTransactionGasLimit") : undefined;
-  const tx = createTx(cap !== undefined && base.gasLimit > cap ? { ...data, gasLimit: cap } : data, {
-    common,
-    freeze: false,
-  });
+  const tx = createTx(
+    {
+      ...data,
+      ...(cap !== undefined && base.gasLimit > cap ? { gasLimit: cap } : {}),
+      ...(base.nonce >= MAX_NONCE ? { nonce: 0n } : {}),
+    },
+    { common, freeze: false },
+  );
   (tx as { gasLimit: bigint }).gasLimit = base.gasLimit;
+  (tx as { nonce: bigint }).nonce = base.nonce;
   const hash = (common.customCrypto.keccak256 ?? keccak_256)(tx.serialize());
   tx.getSenderAddress = () => from;
   tx.hash = () => hash;

@@ -12,6 +12,7 @@ interface BuilderState {
   transactions: TypedTransaction[];
   transactionResults: RunTxResult[];
   gasUsed: bigint;
+  blobGasUsed: bigint;
   _minerValue: bigint;
   checkStatus(): void;
 }
@@ -40,11 +41,11 @@ export class SimulationBlockBuilder extends StreamingBlockBuilder {
   /**
    * Runs one call as the block's next transaction; throws the VM's error when it cannot be included.
    * `zeroBaseFee` runs it as if the block's base fee were zero (a call offering no fee, outside
-   * validation mode).
+   * validation mode). `blobBaseFee` replaces the blob base fee the block's excess blob gas implies.
    */
   async runCall(
     tx: TypedTransaction,
-    mode: { validate: boolean; zeroBaseFee: boolean },
+    mode: { validate: boolean; zeroBaseFee: boolean; blobBaseFee?: bigint | undefined },
   ): Promise<RunTxResult> {
     const state = this as unknown as BuilderState;
     state.checkStatus();
@@ -52,16 +53,21 @@ export class SimulationBlockBuilder extends StreamingBlockBuilder {
       await state.vm.evm.journal.checkpoint();
       state.checkpointed = true;
     }
-    this.context ??= createBlock({ header: { ...state.headerData, gasUsed: 0n } }, state.blockOpts);
+    // Unfrozen, so that a blob base fee override can replace the header's blob gas price.
+    const opts = { ...state.blockOpts, freeze: false };
+    this.context ??= createBlock({ header: { ...state.headerData, gasUsed: 0n } }, opts);
     if (mode.zeroBaseFee && state.headerData.baseFeePerGas !== undefined) {
       this.zeroFeeContext ??= createBlock(
         { header: { ...state.headerData, gasUsed: 0n, baseFeePerGas: 0n } },
-        state.blockOpts,
+        opts,
       );
     }
+    const block = mode.zeroBaseFee ? (this.zeroFeeContext ?? this.context) : this.context;
+    const { blobBaseFee } = mode;
+    if (blobBaseFee !== undefined) block.header.getBlobGasPrice = () => blobBaseFee;
     const result = await runTx(state.vm, {
       tx,
-      block: mode.zeroBaseFee ? (this.zeroFeeContext ?? this.context) : this.context,
+      block,
       blockGasUsed: state.gasUsed,
       skipNonce: !mode.validate,
       skipBlockGasLimitValidation: true,
@@ -70,6 +76,7 @@ export class SimulationBlockBuilder extends StreamingBlockBuilder {
     state.transactions.push(tx);
     state.transactionResults.push(result);
     state.gasUsed += result.blockGasSpent;
+    state.blobGasUsed += result.blobGasUsed ?? 0n;
     state._minerValue += result.minerValue;
     return result;
   }

@@ -9,8 +9,8 @@ import { ExecutionError, ValidationError, type ValidationErrorKind } from "../..
 import type { StoredLog, StoredReceipt } from "../../storage/records.js";
 import type { ChainView } from "../chain-view.js";
 import { decodeRevertReason } from "../revert-reason.js";
-import { TransferLogCollector } from "./call-logs.js";
-import { callTransaction } from "./call-transaction.js";
+import { type IndexedLog, TransferLogCollector } from "./call-logs.js";
+import { callTransaction, MAX_NONCE } from "./call-transaction.js";
 import type { BlockOverrides, BlockStateCall, SimulateOptions } from "./params.js";
 import { scratchState } from "./scratch-state.js";
 import { SimulatedChainView } from "./simulated-chain-view.js";
@@ -36,7 +36,8 @@ export interface SimulatedCallError {
 /** The outcome of one simulated call. */
 export interface SimulatedCall {
   readonly returnData: Uint8Array;
-  readonly logs: readonly StoredLog[];
+  /** The call's logs, each with its index among all logs emitted in the block (geth's numbering). */
+  readonly logs: readonly IndexedLog[];
   readonly gasUsed: bigint;
   /** Gas used before refunds: the least gas limit with which the call behaves the same. */
   readonly maxUsedGas: bigint;
@@ -132,7 +133,7 @@ export class Simulator {
     const gasLimit = headerData.gasLimit;
     const calls: SimulatedCall[] = [];
     const receipts: StoredReceipt[] = [];
-    const collector = options.traceTransfers ? new TransferLogCollector(vm.evm as EVM) : undefined;
+    const collector = new TransferLogCollector(vm.evm as EVM, options.traceTransfers === true);
     for (const call of request.calls ?? []) {
       if (performance.now() > deadline) {
         throw new ExecutionError(`execution aborted (timeout = ${this.deps.timeoutMs / 1000}s)`);
@@ -155,31 +156,40 @@ export class Simulator {
         const words = nonce < stateNonce ? "nonce too low" : "nonce too high";
         throw new ValidationError(kind, `${words}: address ${from}, tx: ${nonce} state: ${stateNonce}`);
       }
-      const tx = callTransaction(call, { nonce, gasLimit: capped ? budget.remaining : wanted }, from, common);
+      const gas = capped ? budget.remaining : wanted;
+      if (validate && nonce === MAX_NONCE) {
+        throw new ValidationError(
+          "nonceMax",
+          `err: nonce has max value: address ${from}, nonce: ${nonce} (supplied gas ${gas})`,
+        );
+      }
+      const tx = callTransaction(call, { nonce, gasLimit: gas }, from, common);
       // geth runs a call that offers no fee at a zero base fee unless validating, and lets
       // contracts send calls (it skips EIP-3607's sender check for simulated calls).
       const free = !validate && !call.gasPrice && !call.maxFeePerGas && !call.maxPriorityFeePerGas;
       const restoreCode = await admitContractSender(state, from, common);
-      collector?.start();
+      collector.start();
       let result: RunTxResult;
       try {
-        result = await builder.runCall(tx, { validate, zeroBaseFee: free });
+        result = await builder.runCall(tx, {
+          validate,
+          zeroBaseFee: free,
+          blobBaseFee: overrides.blobBaseFee,
+        });
       } catch (error) {
-        collector?.finish();
+        collector.finish();
         throw validationError(error, from);
       } finally {
         restoreCode();
       }
-      const traced = collector?.finish();
+      const logs = collector.finish();
+      if (!validate) await wrapMaxNonce(state, from);
       if (result.totalGasSpent > budget.remaining) {
         throw new ExecutionError(
           `RPC gas cap exhausted: need ${result.totalGasSpent}, remaining ${budget.remaining}`,
         );
       }
       budget.remaining -= result.totalGasSpent;
-      const logs =
-        traced ??
-        (result.execResult.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }));
       calls.push(callOutcome(result, logs, capped));
       receipts.push(receipt(tx, result, from, logs));
     }
@@ -213,6 +223,17 @@ async function admitContractSender(
     return DELEGATION_DESIGNATOR;
   };
   return restore;
+}
+
+/**
+ * geth keeps nonces in 64 bits and, with nonce checks off, lets a sender at the largest nonce send:
+ * the nonce wraps to zero. The VM counts on past it, so the sender's nonce is wrapped here.
+ */
+async function wrapMaxNonce(state: MerkleStateManager, from: Address): Promise<void> {
+  const account = await state.getAccount(from);
+  if (!account || account.nonce <= MAX_NONCE) return;
+  account.nonce = 0n;
+  await state.putAccount(from, account);
 }
 
 const DELEGATION_DESIGNATOR = Uint8Array.from([0xef, 0x01, 0x00]);
@@ -312,7 +333,7 @@ function blockHeader(
   };
 }
 
-function callOutcome(result: RunTxResult, logs: readonly StoredLog[], capped: boolean): SimulatedCall {
+function callOutcome(result: RunTxResult, logs: readonly IndexedLog[], capped: boolean): SimulatedCall {
   const { execResult } = result;
   const failure = execResult.exceptionError;
   const base = {
@@ -356,7 +377,7 @@ function receipt(
     status: failed ? 0 : 1,
     cumulativeGasUsed: result.receipt.cumulativeBlockGasUsed,
     gasUsed: result.totalGasSpent,
-    logs: failed ? [] : logs,
+    logs: failed ? [] : logs.map(({ address, topics, data }) => ({ address, topics, data })),
     sender: from.bytes,
     contractAddress: result.createdAddress?.bytes,
     txHash: tx.hash(),

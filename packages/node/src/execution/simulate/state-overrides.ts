@@ -14,6 +14,19 @@ function precompileKey(address: string): string {
 }
 
 /**
+ * Keeps the fork's own precompile addresses the ones every transaction starts with warm (EIP-2929),
+ * whatever the overrides do to `precompiles`: geth warms the active precompiles of the block's
+ * rules, so a precompile moved away stays warm at its old address and is cold at its new one. The
+ * VM warms the addresses `precompiles.entries()` yields and looks precompiles up with `get`.
+ */
+function keepForkPrecompilesWarm(precompiles: Map<string, PrecompileFunc>): void {
+  const forkAddresses = [...precompiles.keys()];
+  precompiles.entries = function* () {
+    for (const key of forkAddresses) yield [key, precompiles.get(key) as PrecompileFunc];
+  } as typeof precompiles.entries;
+}
+
+/**
  * Applies state overrides as geth does before a simulated block: nonce, code and balance replace the
  * account's; `state` replaces all storage and `stateDiff` changes single slots (not both);
  * `movePrecompileToAddress` serves a precompile at another address, and an overridden precompile
@@ -26,6 +39,7 @@ export async function applyStateOverrides(
 ): Promise<void> {
   if (!overrides) return;
   const precompiles = evm.precompiles;
+  keepForkPrecompilesWarm(precompiles);
   const moved = new Set<string>();
   for (const [address, override] of Object.entries(overrides)) {
     const key = precompileKey(address);
@@ -41,22 +55,26 @@ export async function applyStateOverrides(
       moved.add(precompileKey(target));
     }
     if (precompile) precompiles.delete(key);
-    if (override.state !== undefined && override.stateDiff !== undefined) {
+    const { nonce, balance, code, state: storage, stateDiff } = override;
+    if (storage !== undefined && stateDiff !== undefined) {
       throw new ExecutionError(`account ${address} has both 'state' and 'stateDiff'`);
     }
+    // An override that changes nothing of the account (only moves a precompile) leaves it untouched.
+    const changes = [nonce, balance, code, storage, stateDiff].some((field) => field !== undefined);
+    if (!changes) continue;
     const who = createAddressFromString(address);
     const account = (await state.getAccount(who)) ?? new Account();
-    if (override.nonce !== undefined) account.nonce = override.nonce;
-    if (override.balance !== undefined) account.balance = override.balance;
+    if (nonce !== undefined) account.nonce = nonce;
+    if (balance !== undefined) account.balance = balance;
     await state.putAccount(who, account);
-    if (override.code !== undefined) await state.putCode(who, slotBytes(override.code));
-    if (override.state !== undefined) {
+    if (code !== undefined) await state.putCode(who, slotBytes(code));
+    if (storage !== undefined) {
       await state.clearStorage(who);
-      for (const [slot, value] of Object.entries(override.state)) {
+      for (const [slot, value] of Object.entries(storage)) {
         await state.putStorage(who, slotBytes(slot), slotBytes(value));
       }
     }
-    for (const [slot, value] of Object.entries(override.stateDiff ?? {})) {
+    for (const [slot, value] of Object.entries(stateDiff ?? {})) {
       await state.putStorage(who, slotBytes(slot), slotBytes(value));
     }
   }

@@ -356,6 +356,35 @@ describe("eth_simulateV1", () => {
     ]);
   });
 
+  it("numbers logs among all logs emitted in the block, reverted ones included, as geth", async () => {
+    const logThenRevert = "0x5000000000000000000000000000000000000011";
+    const logger = "0x5000000000000000000000000000000000000012";
+    const staticCaller = "0x5000000000000000000000000000000000000013";
+    const blocks = await simulated(t.url, {
+      blockStateCalls: [
+        {
+          stateOverrides: {
+            // LOG0, then REVERT.
+            [logThenRevert]: { code: "0x60006000a060006000fd" },
+            // LOG0, then STOP.
+            [logger]: { code: "0x60006000a000" },
+            // STATICCALL the logger (its LOG0 fails there and is never emitted), then STOP.
+            [staticCaller]: { code: `0x600060006000600073${logger.slice(2)}5afa00` },
+          },
+          calls: [{ to: logThenRevert }, { to: staticCaller }, { to: logger }],
+        },
+      ],
+    });
+    const [reverted, viaStatic, logged] = blocks[0]!.calls as [SimCall, SimCall, SimCall];
+    expect(reverted.status).toBe("0x0");
+    expect(reverted.logs).toEqual([]);
+    expect(viaStatic.status).toBe("0x1");
+    expect(viaStatic.logs).toEqual([]);
+    expect(logged.logs.map((log) => [log.address, log.logIndex, log.transactionIndex])).toEqual([
+      [logger, "0x1", "0x2"],
+    ]);
+  });
+
   it("moves a precompile to another address", async () => {
     const sha256 = "0x0000000000000000000000000000000000000002";
     const moved = "0x5000000000000000000000000000000000000005";
@@ -374,6 +403,109 @@ describe("eth_simulateV1", () => {
     // SHA-256 of the empty string, now served at the new address; the old address is plain.
     expect(atMoved.returnData).toBe("0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     expect(atOriginal.returnData).toBe("0x");
+  });
+
+  it("keeps the fork's precompile addresses warm after moving a precompile, as geth", async () => {
+    const ecrecover = "0x0000000000000000000000000000000000000001";
+    const moved = "0x5000000000000000000000000000000000000123";
+    // EXTCODEHASH of the address, POP, STOP: 100 gas for a warm address, 2600 for a cold one.
+    const probe = (address: string) => `0x73${address.slice(2)}3f5000`;
+    const probeOld = "0x5000000000000000000000000000000000000021";
+    const probeNew = "0x5000000000000000000000000000000000000022";
+    const blocks = await simulated(t.url, {
+      blockStateCalls: [
+        {
+          stateOverrides: {
+            [ecrecover]: { movePrecompileToAddress: moved },
+            [probeOld]: { code: probe(ecrecover) },
+            [probeNew]: { code: probe(moved) },
+          },
+          calls: [{ to: probeOld }, { to: probeNew }],
+        },
+      ],
+    });
+    const [atOld, atNew] = blocks[0]!.calls as [SimCall, SimCall];
+    expect(BigInt(atOld.gasUsed)).toBe(21_000n + 3n + 100n + 2n);
+    expect(BigInt(atNew.gasUsed)).toBe(21_000n + 3n + 2600n + 2n);
+  });
+
+  it("wraps the largest nonce to zero outside validation mode and refuses it in validation mode", async () => {
+    const maxed = "0x5000000000000000000000000000000000000031";
+    const request = (validation: boolean) => ({
+      blockStateCalls: [
+        {
+          stateOverrides: { [maxed]: { nonce: "0xffffffffffffffff" } },
+          calls: [
+            { from: maxed, to: receiver },
+            { from: maxed, to: receiver },
+          ],
+        },
+      ],
+      returnFullTransactions: true,
+      validation,
+    });
+    const blocks = await simulated(t.url, request(false));
+    const txs = blocks[0]!.transactions as { nonce: Hex }[];
+    expect(txs.map((tx) => tx.nonce)).toEqual(["0xffffffffffffffff", "0x0"]);
+    expect(blocks[0]!.calls.map((call) => call.status)).toEqual(["0x1", "0x1"]);
+    const refused = await simulate(t.url, request(true));
+    expect(refused.error?.code).toBe(-32603);
+    expect(refused.error?.message).toMatch(/^err: nonce has max value: address /);
+  });
+
+  it("runs calls with blob hashes as blob transactions, with the overridden blob base fee", async () => {
+    const blobber = "0x5000000000000000000000000000000000000041";
+    // Returns BLOBBASEFEE.
+    const blobBaseFeeReader = "0x5000000000000000000000000000000000000042";
+    const blobHash = "0x010657f37554c781402a22917dee2f75def7ab966d7b770905398eba3c444014";
+    const blocks = await simulated(t.url, {
+      blockStateCalls: [
+        {
+          blockOverrides: { baseFeePerGas: "0xf", blobBaseFee: "0x7" },
+          stateOverrides: {
+            [blobber]: { balance: "0x3b9aca00" },
+            [blobBaseFeeReader]: { code: "0x4a60005260206000f3" },
+          },
+          calls: [
+            {
+              from: blobber,
+              to: blobBaseFeeReader,
+              maxFeePerGas: "0x10",
+              maxFeePerBlobGas: "0xa",
+              blobVersionedHashes: [blobHash],
+            },
+          ],
+        },
+      ],
+      validation: true,
+      returnFullTransactions: true,
+    });
+    const block = blocks[0]! as SimBlock & { blobGasUsed: Hex };
+    expect(block.blobGasUsed).toBe("0x20000");
+    const tx = block.transactions[0] as unknown as {
+      type: Hex;
+      blobVersionedHashes: Hex[];
+      maxFeePerBlobGas: Hex;
+    };
+    expect([tx.type, tx.blobVersionedHashes, tx.maxFeePerBlobGas]).toEqual(["0x3", [blobHash], "0xa"]);
+    expect(block.calls[0]!.returnData).toBe(pad("0x7", { size: 32 }));
+  });
+
+  it("moving precompiles leaves the state untouched, even two onto the same address", async () => {
+    const target = "0x5000000000000000000000000000000000000051";
+    const [plain] = await simulated(t.url, { blockStateCalls: [{}] });
+    const [moved] = await simulated(t.url, {
+      blockStateCalls: [
+        {
+          stateOverrides: {
+            "0x0000000000000000000000000000000000000001": { movePrecompileToAddress: target },
+            "0x0000000000000000000000000000000000000002": { movePrecompileToAddress: target },
+          },
+        },
+      ],
+    });
+    expect(moved!.stateRoot).toBe(plain!.stateRoot);
+    expect(moved!.hash).toBe(plain!.hash);
   });
 
   it("leaves the node producing blocks normally afterwards", async () => {

@@ -28,7 +28,10 @@ function formatSimulatedBlock(simulated: SimulatedBlock, fullTransactions: boole
       const index = toQuantity(i);
       return {
         returnData: toData(call.returnData),
-        logs: logs.filter((log) => log.transactionIndex === index),
+        // geth numbers a call's logs among all logs emitted in the block, kept or not.
+        logs: logs
+          .filter((log) => log.transactionIndex === index)
+          .map((log, j) => ({ ...log, logIndex: toQuantity(call.logs[j]?.index ?? 0) })),
         gasUsed: toQuantity(call.gasUsed),
         maxUsedGas: toQuantity(call.maxUsedGas),
         status: toQuantity(call.status),
