@@ -10,6 +10,7 @@ import type { RateLimiter } from "./limits/rate-limiter.js";
 import { RedisRateLimiter } from "./limits/redis-limiter.js";
 import { GatewayMetrics } from "./metrics.js";
 import { createRestApi } from "./rest/index.js";
+import { HeadCache } from "./rpc/head-cache.js";
 import { RpcProxy } from "./rpc/rpc-proxy.js";
 import { callUpstream, unwrap } from "./rpc/upstream-rpc.js";
 import { AdminApi } from "./server/admin-api.js";
@@ -26,6 +27,8 @@ export interface Gateway {
   readonly wsUrl: string;
   readonly keys: ApiKeyStore;
   readonly metrics: GatewayMetrics;
+  /** The cache of head-dependent reads (`heads.live` while its subscription serves answers). */
+  readonly heads: HeadCache;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -88,7 +91,8 @@ export async function createGateway(
         `rate limiter unreachable: requests are ${config.limiterFailure === "open" ? "let through uncounted" : "refused"}`,
       ),
   });
-  const proxy = new RpcProxy(pool, log.child({ module: "proxy" }));
+  const heads = new HeadCache(pool, log.child({ module: "head-cache" }), metrics);
+  const proxy = new RpcProxy(pool, log.child({ module: "proxy" }), heads);
   let chainId: number | undefined;
   const http = new GatewayHttpServer(config, {
     access,
@@ -130,6 +134,7 @@ export async function createGateway(
     config,
     keys,
     metrics,
+    heads,
     get url() {
       return url;
     },
@@ -146,10 +151,13 @@ export async function createGateway(
       await pool.start();
       await learnChainId();
       pool.onCheck(learnChainId);
+      heads.start();
+      pool.onCheck(() => heads.recheck());
       url = await http.listen();
       log.info({ url, upstreams: config.upstreams.length, limiter: limiter.kind }, "gateway listening");
     },
     async stop() {
+      heads.stop();
       await ws.close();
       await http.close();
       pool.stop();

@@ -1,5 +1,10 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 
+/** A label-bound counter or histogram, as prom-client's `labels(...)` returns it. */
+type CounterChild = ReturnType<Counter<"method" | "tier" | "status">["labels"]>;
+type HistogramChild = ReturnType<Histogram<"method" | "transport">["labels"]>;
+type DecisionChild = ReturnType<Counter<"tier" | "decision">["labels"]>;
+
 /** Distinct method labels kept before further names are counted as `other` (bounded cardinality). */
 const MAX_METHOD_LABELS = 256;
 
@@ -8,6 +13,10 @@ export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly methods = new Set<string>();
   private readonly included: Registry[] = [];
+  /** Label-bound children by joined label values: the per-request path skips prom-client's label hashing. */
+  private readonly requestChildren = new Map<string, CounterChild>();
+  private readonly latencyChildren = new Map<string, HistogramChild>();
+  private readonly decisionChildren = new Map<string, DecisionChild>();
 
   /** Serves the metrics of `registry` (e.g. an indexer running in the same process) with the gateway's. */
   include(registry: Registry): void {
@@ -83,12 +92,64 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  /** Calls answered from the head cache without an upstream round trip. */
+  readonly headCacheAnswers = new Counter({
+    name: "strata_gateway_head_cache_answers_total",
+    help: "Head-dependent reads (eth_blockNumber, eth_chainId, ...) answered from the newHeads-fed cache",
+    registers: [this.registry],
+  });
+
+  /** 1 while the head cache's newHeads subscription is live and serving answers. */
+  readonly headCacheLive = new Gauge({
+    name: "strata_gateway_head_cache_live",
+    help: "1 while the head cache's newHeads subscription is live",
+    registers: [this.registry],
+  });
+
   /** Open client WebSocket connections. */
   readonly wsConnections = new Gauge({
     name: "strata_gateway_ws_connections",
     help: "Open client WebSocket connections",
     registers: [this.registry],
   });
+
+  /** Counts one call or REST request (`method` is bounded by {@link methodLabel}). */
+  countRequest(method: string, tier: string, status: number): void {
+    const label = this.methodLabel(method);
+    const key = `${label}\n${tier}\n${status}`;
+    let child = this.requestChildren.get(key);
+    if (child === undefined) {
+      child = this.requests.labels(label, tier, String(status));
+      this.requestChildren.set(key, child);
+    }
+    child.inc();
+  }
+
+  /** Records how long a request took (`method` is bounded by {@link methodLabel}). */
+  observeLatency(method: string, transport: "http" | "ws", seconds: number): void {
+    const label = this.methodLabel(method);
+    const key = `${label}\n${transport}`;
+    let child = this.latencyChildren.get(key);
+    if (child === undefined) {
+      child = this.latency.labels(label, transport);
+      this.latencyChildren.set(key, child);
+    }
+    child.observe(seconds);
+  }
+
+  /** Counts one rate-limiter decision of `tier`. */
+  countLimiterDecision(
+    tier: string,
+    decision: "allowed" | "refused" | "failed_open" | "failed_closed",
+  ): void {
+    const key = `${tier}\n${decision}`;
+    let child = this.decisionChildren.get(key);
+    if (child === undefined) {
+      child = this.limiterDecisions.labels(tier, decision);
+      this.decisionChildren.set(key, child);
+    }
+    child.inc();
+  }
 
   /** A method name safe to use as a label value. */
   methodLabel(method: string): string {

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { type Database, type Migration, migrate, openDatabase } from "@strata/db";
 import type { Clock } from "../clock.js";
-import { digestsEqual, generateApiKey, hashApiKey } from "./api-key.js";
+import { digestsEqual, generateApiKey, hashApiKey, hashApiKeyBase64 } from "./api-key.js";
 import type { Tier } from "./tiers.js";
 
 /** The key table: only the SHA-256 digest of each key is kept, with a short public id. */
@@ -105,11 +105,11 @@ export class ApiKeyStore {
 
   /** The active key matching `key`, or undefined for an unknown or revoked key. */
   async lookup(key: string): Promise<ApiKeyRecord | undefined> {
-    const digest = hashApiKey(key);
-    const cacheKey = digest.toString("base64");
+    const cacheKey = hashApiKeyBase64(key);
     const now = this.clock();
     const cached = this.cache.get(cacheKey);
     if (cached !== undefined && cached.expiresAt > now) return cached.record;
+    const digest = Buffer.from(cacheKey, "base64");
     const rows = await this.db.query<KeyRow>("SELECT * FROM api_keys WHERE key_hash = $1", [digest]);
     const row = rows[0];
     const record =

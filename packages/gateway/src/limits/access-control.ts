@@ -92,18 +92,18 @@ export class AccessControl {
         this.options.warn?.(error);
       }
       if (this.options.onLimiterFailure === "open") {
-        this.options.metrics?.limiterDecisions.inc({ tier, decision: "failed_open" });
+        this.options.metrics?.countLimiterDecision(tier, "failed_open");
         return { allowed: true, tier, headers: {} };
       }
-      this.options.metrics?.limiterDecisions.inc({ tier, decision: "failed_closed" });
+      this.options.metrics?.countLimiterDecision(tier, "failed_closed");
       return { allowed: false, tier, error: new LimiterUnavailableError(), headers: {} };
     }
     const headers = rateLimitHeaders(tier, outcome, now);
     if (outcome.allowed) {
-      this.options.metrics?.limiterDecisions.inc({ tier, decision: "allowed" });
+      this.options.metrics?.countLimiterDecision(tier, "allowed");
       return { allowed: true, tier, headers };
     }
-    this.options.metrics?.limiterDecisions.inc({ tier, decision: "refused" });
+    this.options.metrics?.countLimiterDecision(tier, "refused");
     const period = outcome.refusedBy === "day" ? "day" : "second";
     const retryAfterMs = period === "day" ? msUntilUtcMidnight(now) : Math.max(1, outcome.secondResetMs);
     const limit = (period === "day" ? limits.perDay : limits.perSecond) ?? 0;

@@ -63,6 +63,13 @@ interface LimiterRedis extends Redis {
   strataConsume(windowKey: string, dayKey: string, ...args: (string | number)[]): Promise<ConsumeReply>;
 }
 
+/** Unlimited charges of one subject and day, counted together. */
+interface PendingUnlimited {
+  readonly charge: LimitCharge;
+  cost: number;
+  readonly callers: { resolve(outcome: LimitOutcome): void; reject(error: unknown): void }[];
+}
+
 /**
  * Counters in Redis, shared by every gateway instance: each request is one EVALSHA of a Lua script,
  * atomic across instances (concurrent requests' scripts are pipelined together). Call times come from the gateway's clock (kept in sync by NTP in a fleet).
@@ -73,6 +80,8 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly redis: LimiterRedis;
   private readonly instance = randomBytes(6).toString("hex");
   private sequence = 0;
+  /** Unlimited charges waiting for the next turn of the event loop, by subject and day. */
+  private readonly unlimited = new Map<string, PendingUnlimited>();
 
   constructor(
     url: string,
@@ -112,8 +121,43 @@ export class RedisRateLimiter implements RateLimiter {
     });
   }
 
-  /** Charges the subject in one atomic script call. */
-  async consume(charge: LimitCharge): Promise<LimitOutcome> {
+  /**
+   * Charges the subject in one atomic script call. Charges without any limit (both 0: they are only
+   * counted, never refused) that arrive in the same turn of the event loop for the same subject and
+   * day are counted together by one call with their summed cost.
+   */
+  consume(charge: LimitCharge): Promise<LimitOutcome> {
+    if (charge.perSecond !== 0 || charge.perDay !== 0) return this.consumeNow(charge);
+    const group = `${charge.subject}\n${utcDay(charge.now)}`;
+    return new Promise((resolve, reject) => {
+      const waiting = this.unlimited.get(group);
+      if (waiting !== undefined) {
+        waiting.cost += charge.cost;
+        waiting.callers.push({ resolve, reject });
+        return;
+      }
+      this.unlimited.set(group, { charge, cost: charge.cost, callers: [{ resolve, reject }] });
+      if (this.unlimited.size === 1) setImmediate(() => this.flushUnlimited());
+    });
+  }
+
+  /** Counts each waiting group of unlimited charges with one script call. */
+  private flushUnlimited(): void {
+    const groups = [...this.unlimited.values()];
+    this.unlimited.clear();
+    for (const group of groups) {
+      this.consumeNow({ ...group.charge, cost: group.cost }).then(
+        (outcome) => {
+          for (const caller of group.callers) caller.resolve(outcome);
+        },
+        (error: unknown) => {
+          for (const caller of group.callers) caller.reject(error);
+        },
+      );
+    }
+  }
+
+  private async consumeNow(charge: LimitCharge): Promise<LimitOutcome> {
     const day = utcDay(charge.now);
     const reply = await this.redis.strataConsume(
       `${this.prefix}:s:${charge.subject}`,

@@ -13,6 +13,7 @@ import { UpstreamUnavailableError } from "../errors.js";
 import { UpstreamTransportError } from "../upstream/http-client.js";
 import type { UpstreamPool } from "../upstream/upstream-pool.js";
 import { callApiMethod, isApiMethod } from "./api-methods.js";
+import type { HeadCache } from "./head-cache.js";
 import { type AnswerObject, matchAnswers, UpstreamRpcError } from "./upstream-rpc.js";
 
 /** The answer to one body: JSON text (undefined when every call was a notification) and its HTTP status. */
@@ -65,6 +66,8 @@ interface QueuedCall {
  * Single calls that arrive in the same turn of the event loop share one upstream round trip: they are
  * sent as one batch (at most {@link MAX_COALESCED}), which halves the gateway's socket work under
  * concurrent load; a call that arrives alone still travels byte for byte.
+ * Head-dependent cheap reads (`eth_blockNumber`, `eth_chainId`, …) are answered from the
+ * {@link HeadCache} while its subscription is live, under the caller's id.
  * `eth_sendRawTransaction` is never retried blindly: see {@link RpcProxy.sendRawTransaction}.
  */
 export class RpcProxy {
@@ -73,6 +76,7 @@ export class RpcProxy {
   constructor(
     private readonly pool: UpstreamPool,
     private readonly log: Logger,
+    private readonly heads?: HeadCache,
   ) {}
 
   /** Answers a parsed body; `text` is its source, forwarded unchanged for a plain single call. */
@@ -81,6 +85,8 @@ export class RpcProxy {
     if (parsed.kind === "single") {
       const entry = parsed.entry;
       if (!isRejected(entry) && !isApiMethod(entry.method) && entry.method !== SEND_RAW) {
+        const cached = this.cached(entry);
+        if (cached !== undefined) return { body: entry.notification ? undefined : cached, status: 200 };
         return this.enqueue(entry, text);
       }
       return { body: await this.answerLocal(entry), status: 200 };
@@ -88,6 +94,12 @@ export class RpcProxy {
     const answers = await this.answerEntries(parsed.entries);
     const present = answers.filter((a): a is string => a !== undefined);
     return { body: present.length > 0 ? `[${present.join(",")}]` : undefined, status: 200 };
+  }
+
+  /** The answer from the head cache under the entry's own id, or undefined when it must be proxied. */
+  private cached(entry: RpcRequest): string | undefined {
+    const result = this.heads?.lookup(entry.method, entry.params);
+    return result === undefined ? undefined : encodeResult(entry.idJson, result);
   }
 
   private enqueue(entry: RpcRequest, text: string): Promise<ProxyAnswer> {
@@ -154,6 +166,11 @@ export class RpcProxy {
     for (const [index, entry] of entries.entries()) {
       if (isRejected(entry) || isApiMethod(entry.method) || entry.method === SEND_RAW) {
         answers[index] = this.answerLocal(entry);
+        continue;
+      }
+      const cached = this.cached(entry);
+      if (cached !== undefined) {
+        answers[index] = Promise.resolve(entry.notification ? undefined : cached);
       } else {
         forwarded.push({ index, entry });
       }

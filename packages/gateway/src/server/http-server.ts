@@ -75,26 +75,27 @@ export class GatewayHttpServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = req.url ?? "/";
+    const queryStart = target.indexOf("?");
+    const rawPath = queryStart < 0 ? target : target.slice(0, queryStart);
+    if ((rawPath === "/" || rawPath === "/rpc") && req.method === "POST") return this.jsonRpc(req, res);
     res.setHeader("Access-Control-Allow-Origin", this.config.corsOrigin);
     if (req.method === "OPTIONS") {
       res.writeHead(204, {
         "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
         "Access-Control-Allow-Headers": "Content-Type, X-API-Key, Authorization",
-        "Access-Control-Expose-Headers": "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After",
+        "Access-Control-Expose-Headers": EXPOSED_HEADERS,
         "Access-Control-Max-Age": "86400",
       });
       res.end();
       return;
     }
-    res.setHeader(
-      "Access-Control-Expose-Headers",
-      "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After",
-    );
-    const url = new URL(req.url ?? "/", "http://gateway");
+    res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
+    const url = new URL(target, "http://gateway");
     const path = url.pathname;
     if (path === "/" || path === "/rpc") {
       if (req.method !== "POST") return sendPlain(res, 405, "method not allowed", { Allow: "POST, OPTIONS" });
-      return this.jsonRpc(req, res, url);
+      return this.jsonRpc(req, res);
     }
     if (this.routes.admin?.owns(path)) return this.routes.admin.handle(req, res, path);
     const isRest = path === "/v1" || path.startsWith("/v1/") || path === "/docs" || path.startsWith("/docs/");
@@ -118,7 +119,7 @@ export class GatewayHttpServer {
 
   private async rest(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const started = performance.now();
-    const decision = await this.routes.access.authorize(callerOf(req, url, this.config.trustProxy), 1);
+    const decision = await this.routes.access.authorize(callerOf(req, this.config.trustProxy), 1);
     for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
     const method = `GET ${url.pathname.split("/").slice(0, 3).join("/")}`;
     if (!decision.allowed) {
@@ -127,14 +128,14 @@ export class GatewayHttpServer {
     }
     await this.routes.rest(req, res, url);
     this.count(method, decision, res.statusCode);
-    this.routes.metrics.latency.observe(
-      { method: "rest", transport: "http" },
-      (performance.now() - started) / 1000,
-    );
+    this.routes.metrics.observeLatency("rest", "http", (performance.now() - started) / 1000);
   }
 
-  private async jsonRpc(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  /** JSON-RPC over `POST /` and `POST /rpc`, the hot path: reached without parsing the URL. */
+  private async jsonRpc(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
+    res.setHeader("Access-Control-Allow-Origin", this.config.corsOrigin);
+    res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
     const type = req.headers["content-type"] ?? "";
     if (!/^application\/json\s*(;|$)/i.test(type)) {
       return sendPlain(res, 415, "invalid content type, only application/json is supported");
@@ -143,7 +144,7 @@ export class GatewayHttpServer {
     if (text === undefined) return;
     const parsed = parseBody(text, this.config.maxBatch);
     const cost = parsed.kind === "batch" ? parsed.entries.length : 1;
-    const decision = await this.routes.access.authorize(callerOf(req, url, this.config.trustProxy), cost);
+    const decision = await this.routes.access.authorize(callerOf(req, this.config.trustProxy), cost);
     if (!decision.allowed) {
       const status = decision.error.httpStatus;
       this.countCalls(parsed, decision, status);
@@ -158,10 +159,7 @@ export class GatewayHttpServer {
     }
     this.countCalls(parsed, decision, answer.body === undefined ? 204 : answer.status);
     const method = parsed.kind === "single" && !isRejected(parsed.entry) ? parsed.entry.method : parsed.kind;
-    this.routes.metrics.latency.observe(
-      { method: this.routes.metrics.methodLabel(method), transport: "http" },
-      (performance.now() - started) / 1000,
-    );
+    this.routes.metrics.observeLatency(method, "http", (performance.now() - started) / 1000);
   }
 
   /** Reads the body within the size limit; answers 413 itself and resolves undefined when it is too large. */
@@ -208,13 +206,12 @@ export class GatewayHttpServer {
   }
 
   private count(method: string, decision: AccessDecision, status: number): void {
-    this.routes.metrics.requests.inc({
-      method: this.routes.metrics.methodLabel(method),
-      tier: decision.tier ?? "none",
-      status: String(status),
-    });
+    this.routes.metrics.countRequest(method, decision.tier ?? "none", status);
   }
 }
+
+/** Headers browsers may read from an answer. */
+const EXPOSED_HEADERS = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After";
 
 /** The id to answer a refused body with: the request's own for a single call, null otherwise. */
 function singleId(parsed: ParsedBody): string {

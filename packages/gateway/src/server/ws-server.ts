@@ -84,7 +84,7 @@ export class GatewayWsServer {
       socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
       return;
     }
-    const identity = await this.deps.access.identify(callerOf(req, url, this.config.trustProxy));
+    const identity = await this.deps.access.identify(callerOf(req, this.config.trustProxy));
     if (identity instanceof InvalidApiKeyError) {
       const body = encodeError("null", identity);
       socket.end(
@@ -172,14 +172,9 @@ class ClientSession {
     } else {
       reply = await this.batch(parsed.entries);
     }
-    this.deps.metrics.latency.observe(
-      {
-        method:
-          parsed.kind === "single" && !isRejected(parsed.entry)
-            ? this.deps.metrics.methodLabel(parsed.entry.method)
-            : parsed.kind,
-        transport: "ws",
-      },
+    this.deps.metrics.observeLatency(
+      parsed.kind === "single" && !isRejected(parsed.entry) ? parsed.entry.method : parsed.kind,
+      "ws",
       (performance.now() - started) / 1000,
     );
     return reply;

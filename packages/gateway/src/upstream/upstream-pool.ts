@@ -147,7 +147,14 @@ export class UpstreamPool {
     return this.upstreams.some((u) => u.healthy);
   }
 
-  private bestHead(): number | undefined {
+  /** True when the upstream at `url` passed its last check. */
+  isHealthy(url: string): boolean {
+    for (const u of this.upstreams) if (u.url === url) return u.healthy;
+    return false;
+  }
+
+  /** The highest head among the healthy upstreams, as of the last checks. */
+  bestHead(): number | undefined {
     let best: number | undefined;
     for (const u of this.upstreams) {
       if (u.healthy && u.head !== undefined && (best === undefined || u.head > best)) best = u.head;
