@@ -142,6 +142,14 @@ describe("limits shared by two gateway instances on one Redis", () => {
     nextSecond();
     expect((await client.call("eth_chainId")).result).toBe("0x539");
     client.close();
+    // WebSocket calls are counted like HTTP ones, refusals with the status they would have had.
+    const metrics = await (await fetch(`${a.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /strata_gateway_requests_total\{method="eth_subscribe",tier="free",status="200"\} [1-9]/,
+    );
+    expect(metrics).toMatch(
+      /strata_gateway_requests_total\{method="eth_chainId",tier="free",status="429"\} [1-9]/,
+    );
   });
 
   it("refuses a WebSocket upgrade with an invalid key", async () => {

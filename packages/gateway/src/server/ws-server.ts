@@ -6,6 +6,7 @@ import {
   encodeResult,
   InvalidParamsError,
   isRejected,
+  type ParsedBody,
   parseBody,
   type RejectedRequest,
   type RpcRequest,
@@ -156,6 +157,7 @@ class ClientSession {
     const parsed = parseBody(text, this.config.maxBatch);
     const cost = parsed.kind === "batch" ? parsed.entries.length : 1;
     const decision = await this.deps.access.charge(this.identity, cost);
+    this.countCalls(parsed, decision.tier ?? "none", decision.allowed ? 200 : decision.error.httpStatus);
     if (!decision.allowed) {
       const error = decision.error;
       if (parsed.kind === "batch")
@@ -178,6 +180,15 @@ class ClientSession {
       (performance.now() - started) / 1000,
     );
     return reply;
+  }
+
+  /** Counts each call of a message, as the HTTP transport does, with the status it would have had over HTTP. */
+  private countCalls(parsed: ParsedBody, tier: string, status: number): void {
+    const entries = parsed.kind === "batch" ? parsed.entries : parsed.kind === "single" ? [parsed.entry] : [];
+    if (entries.length === 0) this.deps.metrics.countRequest("invalid", tier, status);
+    for (const entry of entries) {
+      this.deps.metrics.countRequest(isRejected(entry) ? "invalid" : entry.method, tier, status);
+    }
   }
 
   private async batch(entries: readonly (RpcRequest | RejectedRequest)[]): Promise<string | undefined> {
