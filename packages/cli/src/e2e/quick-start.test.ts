@@ -4,10 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
 import { createPublicClient, createWalletClient, defineChain, http, parseEther } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../../../explorer/src/e2e/browser.js";
 
 /** The repository root, where the README's quick start runs. */
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -138,19 +138,7 @@ describe("the README quick start (npm start)", () => {
     expect(metrics).toMatch(/^strata_indexer_lag_blocks \d+$/m);
 
     // The explorer page shows it.
-    const browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    const browser = await launchBrowser();
     try {
       const page = await browser.newPage();
       await page.goto(`http://127.0.0.1:${PORTS.explorer}/tx/${hash}`);

@@ -1,12 +1,12 @@
 import { type Block, createBlock } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import { createTx, type TypedTransaction, type TypedTxData } from "@ethereumjs/tx";
 import { Address, createZeroAddress, hexToBytes } from "@ethereumjs/util";
 import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { CallRequest } from "@strata/protocol";
 import { BusyError, ExecutionError, RevertError } from "../errors/domain-errors.js";
+import { callRequestTransaction } from "./call-request-tx.js";
 import { CallResultCache } from "./call-result-cache.js";
 import type { ChainView } from "./chain-view.js";
 import { OverlayStateManager } from "./overlay-state.js";
@@ -222,7 +222,7 @@ export class CallExecutor {
       }
       const rules = this.rulesOf(block);
       const { vm, overlay } = await this.vmAt(block, rules);
-      const tx = buildCallTx(request, gasLimit, rules, block);
+      const tx = callRequestTransaction(request, gasLimit, rules, block.header.baseFeePerGas ?? 0n);
       const context = executionBlock(block, request, rules);
       overlay.reset();
       try {
@@ -288,53 +288,6 @@ function executionBlock(block: Block, request: CallRequest, common: Common): Blo
 
 /** Call contexts of blocks, kept while the block object lives (the chain caches recent blocks). */
 const zeroBaseFeeBlocks = new WeakMap<Block, Block>();
-
-function buildCallTx(request: CallRequest, gasLimit: bigint, common: Common, block: Block): TypedTransaction {
-  const from = request.from ? new Address(hexToBytes(request.from)) : createZeroAddress();
-  const input = request.input ?? request.data ?? "0x";
-  const base = {
-    nonce: request.nonce ?? 0n,
-    gasLimit,
-    ...(request.to ? { to: request.to } : {}),
-    value: request.value ?? 0n,
-    data: input,
-  };
-  let data: TypedTxData;
-  if (request.authorizationList?.length) {
-    data = {
-      ...base,
-      type: 4,
-      maxFeePerGas: request.maxFeePerGas ?? 0n,
-      maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? 0n,
-      accessList: request.accessList ?? [],
-      authorizationList: request.authorizationList.map((a) => ({
-        chainId: `0x${a.chainId.toString(16)}`,
-        address: a.address,
-        nonce: `0x${a.nonce.toString(16)}`,
-        yParity: `0x${a.yParity.toString(16)}`,
-        r: `0x${a.r.toString(16)}`,
-        s: `0x${a.s.toString(16)}`,
-      })),
-    } as TypedTxData;
-  } else if (request.maxFeePerGas !== undefined || request.maxPriorityFeePerGas !== undefined) {
-    const maxFeePerGas =
-      request.maxFeePerGas ?? (block.header.baseFeePerGas ?? 0n) + (request.maxPriorityFeePerGas ?? 0n);
-    data = {
-      ...base,
-      type: 2,
-      maxFeePerGas,
-      maxPriorityFeePerGas: request.maxPriorityFeePerGas ?? 0n,
-      accessList: request.accessList ?? [],
-    };
-  } else if (request.accessList !== undefined) {
-    data = { ...base, type: 1, gasPrice: request.gasPrice ?? 0n, accessList: request.accessList };
-  } else {
-    data = { ...base, type: 0, gasPrice: request.gasPrice ?? 0n };
-  }
-  const tx = createTx(data, { common, freeze: false });
-  tx.getSenderAddress = () => from;
-  return tx;
-}
 
 function isPrecompile(address: string): boolean {
   const n = BigInt(address);
