@@ -11,8 +11,8 @@ import {
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { orderedTrieRoot } from "./ordered-trie-root.js";
 
-/** The BlockBuilder fields the streaming variant maintains (private in @ethereumjs/vm's typings). */
-interface BuilderState {
+/** The BlockBuilder fields the streaming and simulating builders maintain (private in @ethereumjs/vm's typings). */
+export interface BuilderState {
   vm: VM;
   checkpointed: boolean;
   headerData: Record<string, unknown>;
@@ -20,6 +20,7 @@ interface BuilderState {
   transactions: TypedTransaction[];
   transactionResults: RunTxResult[];
   gasUsed: bigint;
+  blobGasUsed: bigint;
   _minerValue: bigint;
   checkStatus(): void;
 }

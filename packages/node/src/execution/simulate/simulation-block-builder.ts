@@ -1,21 +1,7 @@
 import { type Block, createBlock } from "@ethereumjs/block";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { type BuildBlockOpts, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
-import { StreamingBlockBuilder } from "../streaming-block-builder.js";
-
-/** The BlockBuilder fields a simulated call maintains (private in @ethereumjs/vm's typings). */
-interface BuilderState {
-  vm: VM;
-  checkpointed: boolean;
-  headerData: Record<string, unknown>;
-  blockOpts: NonNullable<BuildBlockOpts["blockOpts"]>;
-  transactions: TypedTransaction[];
-  transactionResults: RunTxResult[];
-  gasUsed: bigint;
-  blobGasUsed: bigint;
-  _minerValue: bigint;
-  checkStatus(): void;
-}
+import { type BuilderState, StreamingBlockBuilder } from "../streaming-block-builder.js";
 
 /**
  * A block builder for `eth_simulateV1`: calls run like the block's transactions (system calls,
