@@ -2,6 +2,7 @@ import { getAddress, type Hex, keccak256, parseEther, parseGwei, toHex } from "v
 import { type LocalAccount, privateKeyToAccount } from "viem/accounts";
 import { devAccounts } from "../accounts.js";
 import { percentile } from "../load.js";
+import { processCpuSeconds } from "../process-cpu.js";
 import { hexToBigInt, hexToNumber, RpcClient, sleep } from "../rpc.js";
 import type { TargetName } from "../targets.js";
 import type { Measurement, Scenario, ScenarioContext } from "./types.js";
@@ -199,6 +200,7 @@ async function runIngest(ctx: ScenarioContext): Promise<Measurement> {
     let next = 0;
     let sendsDoneAt: number | undefined;
 
+    const cpuAtStart = processCpuSeconds(ctx.node.pid);
     const t0 = performance.now();
     const worker = async () => {
       for (let i = next++; i < queue.length; i = next++) {
@@ -260,6 +262,11 @@ async function runIngest(ctx: ScenarioContext): Promise<Measurement> {
       }
     }
     const elapsedMs = (completedAt ?? performance.now()) - t0;
+    const cpuAtEnd = processCpuSeconds(ctx.node.pid);
+    const cpuMsPerTx =
+      cpuAtStart === undefined || cpuAtEnd === undefined || total === 0
+        ? undefined
+        : ((cpuAtEnd - cpuAtStart) * 1000) / total;
     await sending;
     const sendSeconds = ((sendsDoneAt ?? performance.now()) - t0) / 1000;
     const endBlock = hexToNumber(await rpc.call("eth_blockNumber"));
@@ -282,6 +289,7 @@ async function runIngest(ctx: ScenarioContext): Promise<Measurement> {
     if (transfersPerBlock !== undefined && ctx.node.mode === "interval") {
       notes.push(`block gas limit ${blockGasLimit! / 1e6}M: at most ${transfersPerBlock} transfers/block`);
     }
+    if (cpuMsPerTx !== undefined) notes.push(`node CPU ${cpuMsPerTx.toFixed(2)} ms/tx`);
     if (outcome !== "complete") notes.push(outcome === "timeout" ? "TIMED OUT" : "STALLED");
     if (sendErrors > 0) notes.push(`${sendErrors} sends rejected`);
     if (failedReceipts > 0) notes.push(`${failedReceipts} failed receipts`);
@@ -306,6 +314,7 @@ async function runIngest(ctx: ScenarioContext): Promise<Measurement> {
         sendErrors,
         sendErrorMessages: Object.fromEntries(errorMessages),
         failedReceipts,
+        nodeCpuMsPerTx: cpuMsPerTx,
         submitSeconds: sendSeconds,
         submitPerSecond: accepted / sendSeconds,
         blocks: endBlock - startBlock,

@@ -4,6 +4,7 @@ import { Chain } from "./chain/chain.js";
 import type { NodeConfig } from "./config/node-config.js";
 import { createPosEngine } from "./consensus/create-engine.js";
 import type { PosEngine } from "./consensus/engine.js";
+import { SenderRecovery } from "./crypto/sender-recovery.js";
 import { type DevAccount, deriveDevAccounts } from "./dev-accounts.js";
 import { BlockExecutor } from "./execution/block-executor.js";
 import { CallExecutor } from "./execution/call-executor.js";
@@ -131,11 +132,13 @@ export async function createNode(
     config.rpc.gasCap,
     config.rpc.maxQueueWaitMs,
   );
+  const senderRecovery = SenderRecovery.start();
   const services: RpcServices = {
     config,
     chain,
     pool,
     producer,
+    senderRecovery,
     calls: new CallExecutor(
       common,
       (block) => chain.stateAt(block),
@@ -231,6 +234,7 @@ export async function createNode(
       await http.close();
       await follower?.stop();
       await producer.stop();
+      await senderRecovery?.close();
       await store.close();
     },
   };

@@ -59,14 +59,19 @@ export const nativeCryptoAvailable = native !== undefined;
 /** True when keccak-256 runs natively. */
 export const nativeKeccakAvailable = keccak !== undefined;
 
-function recoveryId(v: bigint, chainId: bigint | undefined): number {
+/**
+ * The secp256k1 recovery id (0 or 1) of a signature's `v`: a y-parity, 27/28, or EIP-155's
+ * `chainId * 2 + 35/36` when `chainId` is given. Throws on any other value.
+ */
+export function recoveryId(v: bigint, chainId: bigint | undefined): number {
   if (v === 0n || v === 1n) return Number(v);
   const recovery = chainId === undefined ? v - 27n : v - (chainId * 2n + 35n);
   if (recovery !== 0n && recovery !== 1n) throw new Error("Invalid signature v value");
   return Number(recovery);
 }
 
-function pad32(bytes: Uint8Array): Uint8Array {
+/** `r` or `s` as the 32 bytes a compact signature holds (left-padded); throws when longer. */
+export function pad32(bytes: Uint8Array): Uint8Array {
   if (bytes.length === 32) return bytes;
   if (bytes.length > 32) throw new Error("Invalid signature: r or s longer than 32 bytes");
   const out = new Uint8Array(32);

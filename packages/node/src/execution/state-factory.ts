@@ -1,8 +1,10 @@
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { Caches, CacheType, MerkleStateManager } from "@ethereumjs/statemanager";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { ValueEncoding } from "@ethereumjs/util";
 import type { TrieDatabase } from "../storage/trie-db.js";
+import { DecodedAccountStateManager } from "./decoded-account-cache.js";
+import { createStateCaches } from "./state-caches.js";
 
 /** Opens Merkle state managers at any stored state root (archive reads, block building). */
 export class StateFactory {
@@ -15,7 +17,7 @@ export class StateFactory {
    * A state manager positioned at `stateRoot`; it writes new trie nodes to the shared trie database.
    * `cache` adds account, code and storage caches: `lru` (bounded) for state that is only read (the
    * head), `map` for state that is written and reverted (blocks being built, calls): reverting an LRU
-   * cache costs time proportional to its capacity.
+   * cache costs time proportional to its capacity (see {@link createStateCaches}).
    */
   at(stateRoot: Uint8Array, cache?: "lru" | "map"): MerkleStateManager {
     const trie = new MerklePatriciaTrie({
@@ -23,13 +25,12 @@ export class StateFactory {
       root: stateRoot,
       useKeyHashing: true,
       valueEncoding: ValueEncoding.Bytes,
-      cacheSize: 50_000,
       common: this.common,
     });
-    return new MerkleStateManager({
+    return new DecodedAccountStateManager({
       trie,
       common: this.common,
-      ...(cache === undefined ? {} : { caches: createCaches(cache) }),
+      ...(cache === undefined ? {} : { caches: createStateCaches(cache) }),
     });
   }
 
@@ -37,16 +38,4 @@ export class StateFactory {
   empty(): MerkleStateManager {
     return this.at(new MerklePatriciaTrie({ useKeyHashing: true }).EMPTY_TRIE_ROOT);
   }
-}
-
-/** Entries per LRU cache: the cache preallocates its capacity, and a head cache lives for one block. */
-const LRU_SIZE = 2_000;
-
-function createCaches(kind: "lru" | "map"): Caches {
-  if (kind === "map") {
-    const type = CacheType.ORDERED_MAP;
-    return new Caches({ account: { type }, storage: { type }, code: { type } });
-  }
-  const lru = { type: CacheType.LRU, size: LRU_SIZE };
-  return new Caches({ account: lru, storage: lru, code: { type: CacheType.LRU, size: 1000 } });
 }

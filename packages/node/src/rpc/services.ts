@@ -2,6 +2,7 @@ import type { Block } from "@ethereumjs/block";
 import type { BlockSelector } from "@strata/protocol";
 import type { Chain } from "../chain/chain.js";
 import type { NodeConfig } from "../config/node-config.js";
+import type { SenderRecovery } from "../crypto/sender-recovery.js";
 import { NotFoundError } from "../errors/domain-errors.js";
 import type { CallExecutor } from "../execution/call-executor.js";
 import type { TracingService } from "../execution/tracing/tracing-service.js";
@@ -20,6 +21,8 @@ export interface RpcServices {
   readonly pool: TxPool;
   readonly producer: BlockProducer;
   readonly calls: CallExecutor;
+  /** Worker threads recovering the senders of submitted transactions; undefined: recovered in-thread. */
+  readonly senderRecovery: SenderRecovery | undefined;
   readonly subscriptions: SubscriptionManager;
   /** Polling filters of `eth_newFilter` and friends. */
   readonly filters: FilterManager;

@@ -1,20 +1,32 @@
 import type { BatchDBOp, DB } from "@ethereumjs/util";
 import { hexToBytes } from "@ethereumjs/util";
+import { LRUCache } from "lru-cache";
 import type { KVStore, WriteOp } from "./kv.js";
+
+/** Trie nodes kept in memory across every state opened on the database (about 10–50 MB). */
+const NODE_CACHE_ENTRIES = 100_000;
 
 /**
  * The trie node database handed to @ethereumjs/mpt. Reads fall through to the store; writes are held
  * in memory until {@link TrieDatabase.drain} hands them to the block commit, so state changes land in
  * the same storage transaction as the block. Nodes are never deleted: every past state root stays
  * readable (archive node).
+ *
+ * Nodes are addressed by their hash, so one node cache serves every trie opened on the database:
+ * states opened per block or per call start warm and allocate no cache of their own.
  */
 export class TrieDatabase implements DB<string, string | Uint8Array> {
   private pending = new Map<string, Uint8Array>();
+  private readonly nodes = new LRUCache<string, Uint8Array>({ max: NODE_CACHE_ENTRIES });
 
   constructor(private readonly kv: KVStore) {}
 
   async get(key: string): Promise<Uint8Array | undefined> {
-    return this.pending.get(key) ?? this.kv.get("trie", hexToBytes(`0x${key}`));
+    const known = this.pending.get(key) ?? this.nodes.get(key);
+    if (known) return known;
+    const stored = this.kv.get("trie", hexToBytes(`0x${key}`));
+    if (stored) this.nodes.set(key, stored);
+    return stored;
   }
 
   async put(key: string, value: string | Uint8Array): Promise<void> {
@@ -36,7 +48,11 @@ export class TrieDatabase implements DB<string, string | Uint8Array> {
   /** Takes the writes accumulated since the last drain, as store operations. */
   drain(): WriteOp[] {
     const ops: WriteOp[] = [];
-    for (const [key, value] of this.pending) ops.push({ bucket: "trie", key: hexToBytes(`0x${key}`), value });
+    for (const [key, value] of this.pending) {
+      ops.push({ bucket: "trie", key: hexToBytes(`0x${key}`), value });
+      // The newest nodes are the ones the next block and the next reads walk first.
+      this.nodes.set(key, value);
+    }
     this.pending = new Map();
     return ops;
   }

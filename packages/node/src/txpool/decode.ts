@@ -1,6 +1,7 @@
 import type { Common } from "@ethereumjs/common";
 import { RLP } from "@ethereumjs/rlp";
 import {
+  Capability,
   create1559FeeMarketTxFromBytesArray,
   createAccessList2930TxFromBytesArray,
   createBlob4844TxFromSerializedNetworkWrapper,
@@ -9,7 +10,10 @@ import {
   type TxOptions,
   type TypedTransaction,
 } from "@ethereumjs/tx";
-import { bytesToBigInt } from "@ethereumjs/util";
+import { Address, bigIntToUnpaddedBytes, bytesToBigInt, SECP256K1_ORDER_DIV_2 } from "@ethereumjs/util";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { pad32, recoveryId } from "../crypto/native-crypto.js";
+import type { SenderRecovery } from "../crypto/sender-recovery.js";
 import { InvalidTransactionError } from "../errors/domain-errors.js";
 
 type FromValues = (values: never, opts: TxOptions) => TypedTransaction;
@@ -33,14 +37,25 @@ export const BLOB_TX_MAX_BYTES = 1024 * 1024;
 
 /**
  * Decodes a raw signed transaction (RLP legacy or EIP-2718 typed envelope) and checks what can never
- * change: size, type, chain id and signature. The sender is recovered here, once, and cached on the object.
+ * change: size, type, chain id and signature. The sender is recovered here, once, and cached on the
+ * object: on `recovery`'s worker threads when given and available, otherwise on this thread.
  *
  * A blob transaction must come in its network form, with its sidecar: `[tx, blobs, commitments,
  * proofs]` (EIP-4844) or `[tx, 1, blobs, commitments, cell proofs]` (EIP-7594). The KZG proofs are
  * verified and the commitments checked against the versioned hashes; the sidecar stays on the pooled
  * object and never reaches a block, which holds the transaction's canonical encoding.
+ *
+ * The returned object answers `getSenderAddress()` and (but for blob transactions) `serialize()` from
+ * what decoding already established, instead of hashing the public key and re-encoding every field
+ * each time the pool, the block builder and the store ask: the decoder accepts canonical RLP only, so
+ * the received bytes are the encoding.
  */
-export function decodeRawTransaction(raw: Uint8Array, common: Common, maxBytes: number): TypedTransaction {
+export async function decodeRawTransaction(
+  raw: Uint8Array,
+  common: Common,
+  maxBytes: number,
+  recovery?: SenderRecovery,
+): Promise<TypedTransaction> {
   if (raw.length === 0) throw new InvalidTransactionError("typed transaction too short");
   const first = raw[0]!;
   const blob = first === BLOB_TX_TYPE;
@@ -67,16 +82,60 @@ export function decodeRawTransaction(raw: Uint8Array, common: Common, maxBytes: 
     throw new InvalidTransactionError("invalid chain id for signer");
   let tx: TypedTransaction;
   try {
-    tx = fromValues(fields as never, { common });
+    tx = fromValues(fields as never, { common, freeze: false });
   } catch (error) {
     throw new InvalidTransactionError(`invalid transaction: ${cleanMessage(error)}`);
   }
   if (!tx.isSigned()) throw new InvalidTransactionError("invalid transaction v, r, s values");
+  const sender = recovery?.available ? await recoverOffThread(tx, recovery) : recoverInThread(tx, common);
+  return settle(tx, new Address(sender), blob ? undefined : Uint8Array.prototype.slice.call(raw));
+}
+
+function recoverInThread(tx: TypedTransaction, common: Common): Uint8Array {
+  let publicKey: Uint8Array;
   try {
-    tx.getSenderAddress();
+    publicKey = tx.getSenderPublicKey();
   } catch {
     throw new InvalidTransactionError("invalid sender");
   }
+  return (common.customCrypto.keccak256 ?? keccak_256)(publicKey).subarray(12);
+}
+
+/** The same checks and recovery as @ethereumjs' `getSenderPublicKey`, with the curve work on a worker. */
+async function recoverOffThread(tx: TypedTransaction, recovery: SenderRecovery): Promise<Uint8Array> {
+  const { v, r, s } = tx as { v: bigint; r: bigint; s: bigint };
+  let signature: { r: Uint8Array; s: Uint8Array; recovery: number };
+  try {
+    // EIP-2: no high-s signatures since Homestead.
+    if (s > SECP256K1_ORDER_DIV_2 && tx.common.gteHardfork("homestead")) throw new Error("high s");
+    const chainId = tx.supports(Capability.EIP155ReplayProtection) ? tx.common.chainId() : undefined;
+    signature = {
+      r: pad32(bigIntToUnpaddedBytes(r)),
+      s: pad32(bigIntToUnpaddedBytes(s)),
+      recovery: recoveryId(v, chainId),
+    };
+  } catch {
+    throw new InvalidTransactionError("invalid sender");
+  }
+  let address: Uint8Array | undefined;
+  try {
+    address = await recovery.recover({ hash: tx.getMessageToVerifySignature(), ...signature });
+  } catch {
+    // The workers stopped (shutdown or failure): the answer is still owed.
+    return recoverInThread(tx, tx.common);
+  }
+  if (!address) throw new InvalidTransactionError("invalid sender");
+  return address;
+}
+
+/**
+ * Fixes the sender and the encoding of a decoded transaction on the object, then freezes it (which
+ * also lets @ethereumjs cache its hash).
+ */
+function settle(tx: TypedTransaction, sender: Address, encoding: Uint8Array | undefined): TypedTransaction {
+  Object.defineProperty(tx, "getSenderAddress", { value: () => sender });
+  if (encoding) Object.defineProperty(tx, "serialize", { value: () => encoding });
+  Object.freeze(tx);
   return tx;
 }
 

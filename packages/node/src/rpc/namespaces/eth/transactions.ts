@@ -18,7 +18,12 @@ function locate(services: RpcServices, hash: string) {
 }
 
 async function submit(services: RpcServices, raw: Uint8Array): Promise<string> {
-  const tx = decodeRawTransaction(raw, services.chain.common, services.config.rpc.maxTxBytes);
+  const tx = await decodeRawTransaction(
+    raw,
+    services.chain.common,
+    services.config.rpc.maxTxBytes,
+    services.senderRecovery,
+  );
   const pooled = await services.pool.add(tx);
   return pooled.hash;
 }

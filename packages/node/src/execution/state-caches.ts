@@ -1,0 +1,57 @@
+import { Caches, CacheType } from "@ethereumjs/statemanager";
+import { DecodedAccountCache } from "./decoded-account-cache.js";
+
+/**
+ * The part of js-sdsl's OrderedMap that @ethereumjs' account, storage and code caches use, on a
+ * hash map. Those caches never iterate the map in key order, so a red-black tree of hex strings only
+ * adds a logarithmic number of string comparisons to every account and slot access.
+ */
+class HashedCacheMap<V> {
+  private readonly entries = new Map<string, V>();
+
+  getElementByKey(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  setElement(key: string, value: V): void {
+    this.entries.set(key, value);
+  }
+
+  eraseElementByKey(key: string): boolean {
+    return this.entries.delete(key);
+  }
+
+  size(): number {
+    return this.entries.size;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+/** Entries per LRU cache: the cache preallocates its capacity, and a head cache lives for one block. */
+const LRU_SIZE = 2_000;
+
+/**
+ * Account, storage and code caches for a state manager. `lru`: bounded, for state that is only read
+ * (the head). `map`: unbounded hash maps, for state that is written and reverted (blocks being
+ * built): reverting an LRU cache costs time proportional to its capacity. Accounts are kept decoded
+ * ({@link DecodedAccountCache}).
+ */
+export function createStateCaches(kind: "lru" | "map"): Caches {
+  if (kind === "lru") {
+    const lru = { type: CacheType.LRU, size: LRU_SIZE };
+    const caches = new Caches({ account: lru, storage: lru, code: { type: CacheType.LRU, size: 1000 } });
+    caches.account = new DecodedAccountCache(lru);
+    return caches;
+  }
+  // The size of an ordered map only has to be non-zero for the cache to exist.
+  const map = { type: CacheType.ORDERED_MAP, size: 1 };
+  const caches = new Caches({ account: map, storage: map, code: map });
+  caches.account = new DecodedAccountCache(map);
+  for (const cache of [caches.account, caches.storage, caches.code]) {
+    (cache as unknown as { _orderedMapCache: unknown })._orderedMapCache = new HashedCacheMap();
+  }
+  return caches;
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import type { Bucket } from "./kv.js";
+import { MemoryKV } from "./memory-kv.js";
+import { TrieDatabase } from "./trie-db.js";
+
+/** A memory store that counts reads of trie nodes. */
+class CountingKV extends MemoryKV {
+  trieReads = 0;
+
+  override get(bucket: Bucket, key: Uint8Array): Uint8Array | undefined {
+    if (bucket === "trie") this.trieReads++;
+    return super.get(bucket, key);
+  }
+}
+
+describe("TrieDatabase", () => {
+  it("holds writes until drained, then serves the drained nodes without reading the store", async () => {
+    const kv = new CountingKV();
+    const db = new TrieDatabase(kv);
+    await db.put("aa01", Uint8Array.of(1));
+    expect(await db.get("aa01")).toEqual(Uint8Array.of(1));
+    const ops = db.drain();
+    expect(ops).toEqual([{ bucket: "trie", key: Uint8Array.of(0xaa, 0x01), value: Uint8Array.of(1) }]);
+    expect(db.drain()).toEqual([]);
+    await kv.commit(ops);
+    expect(await db.get("aa01")).toEqual(Uint8Array.of(1));
+    expect(kv.trieReads).toBe(0);
+  });
+
+  it("reads a stored node once, then answers it from the node cache shared by every trie", async () => {
+    const kv = new CountingKV();
+    await kv.commit([{ bucket: "trie", key: Uint8Array.of(0xbb), value: Uint8Array.of(2) }]);
+    const db = new TrieDatabase(kv);
+    for (let i = 0; i < 3; i++) expect(await db.get("bb")).toEqual(Uint8Array.of(2));
+    expect(kv.trieReads).toBe(1);
+    expect(await db.get("cc")).toBeUndefined();
+    expect(await db.get("cc")).toBeUndefined();
+    // Missing nodes are not cached: they may be written later.
+    expect(kv.trieReads).toBe(3);
+  });
+});
