@@ -1,6 +1,5 @@
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { dirname } from "node:path";
 import { Worker } from "node:worker_threads";
 
 /** One signature to recover: the signed message hash, `r` and `s` (32 bytes each) and the recovery id. */
@@ -13,42 +12,31 @@ export interface SignatureToRecover {
 
 /** Bytes of one request in a batch: hash, r, s, recovery id. */
 const REQUEST_BYTES = 32 + 64 + 1;
-/** Bytes of one answer in a batch: a validity flag, then the 20-byte address. */
-const ANSWER_BYTES = 1 + 20;
+/** Bytes of one answer in a batch: a validity flag, then the 64-byte public key. */
+const ANSWER_BYTES = 1 + 64;
 /** Signatures sent to a worker in one message, at most. */
 const MAX_BATCH = 512;
 
 /** Where the worker finds the native bindings (resolved from this package, handed over as data). */
 interface WorkerPaths {
   readonly secp256k1: string;
-  readonly keccakDir: string;
-  readonly nodeGypBuild: string;
 }
 
 /**
- * The worker's program: native libsecp256k1 recovery and native keccak-256 for the address, one
- * batch per message. It runs as an evaluated script (so it works from sources and from the build
- * alike) and uses nothing from this module's scope.
+ * The worker's program: native libsecp256k1 recovery, one batch per message; each answer is a flag
+ * byte and the 64-byte public key. It runs as an evaluated script (so it works from sources and from
+ * the build alike) and uses nothing from this module's scope. It loads no other native module: the
+ * `keccak` binding aborts the process when a worker holding it is torn down at exit.
  */
 function workerProgram(): void {
   const { parentPort, workerData } = require("node:worker_threads") as typeof import("node:worker_threads");
-  const paths = workerData as WorkerPaths;
-  const secp = require(paths.secp256k1) as {
+  const secp = require((workerData as WorkerPaths).secp256k1) as {
     ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
   };
-  const Sponge = (
-    require(paths.nodeGypBuild) as (dir: string) => new () => {
-      initialize(rate: number, capacity: number): void;
-      absorb(data: Uint8Array): void;
-      absorbLastFewBits(bits: number): void;
-      squeeze(length: number): Uint8Array;
-    }
-  )(paths.keccakDir);
-  const sponge = new Sponge();
   parentPort!.on("message", (message: { id: number; data: Uint8Array }) => {
     const { id, data } = message;
     const count = data.length / 97;
-    const out = new Uint8Array(count * 21);
+    const out = new Uint8Array(count * 65);
     for (let i = 0; i < count; i++) {
       const at = i * 97;
       try {
@@ -58,13 +46,10 @@ function workerProgram(): void {
           data.subarray(at, at + 32),
           false,
         );
-        sponge.initialize(1088, 512);
-        sponge.absorb(publicKey.subarray(1));
-        sponge.absorbLastFewBits(0x01);
-        out[i * 21] = 1;
-        out.set(sponge.squeeze(32).subarray(12), i * 21 + 1);
+        out[i * 65] = 1;
+        out.set(publicKey.subarray(1), i * 65 + 1);
       } catch {
-        out[i * 21] = 0;
+        out[i * 65] = 0;
       }
     }
     parentPort!.postMessage({ id, out }, [out.buffer]);
@@ -73,7 +58,7 @@ function workerProgram(): void {
 
 interface Pending {
   readonly signature: SignatureToRecover;
-  readonly resolve: (address: Uint8Array | undefined) => void;
+  readonly resolve: (publicKey: Uint8Array | undefined) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -86,43 +71,43 @@ interface Pending {
 export class SenderRecovery {
   private queue: Pending[] = [];
   private flushScheduled = false;
-  private readonly inFlight = new Map<number, Pending[]>();
+  private readonly inFlight = new Map<number, { readonly batch: Pending[]; readonly worker: Worker }>();
+  /** Batches each worker is working on; a worker holds the process open only while it has some. */
+  private readonly busy = new Map<Worker, number>();
   private nextId = 0;
   private nextWorker = 0;
   private closed = false;
 
   private constructor(private readonly workers: Worker[]) {
     for (const worker of workers) {
-      worker.unref();
       worker.on("message", (message: { id: number; out: Uint8Array }) => this.settle(message));
       // A worker that fails leaves the pool unavailable: callers go back to recovering in-thread.
       worker.on("error", (error) => {
         this.closed = true;
         this.failAll(error);
       });
+      // After the listeners, which would otherwise hold the process open: an idle worker never does.
+      worker.unref();
     }
   }
 
   /**
    * Starts `threads` workers (default: one per core beyond the first, at least one, at most four).
-   * Returns undefined when the native bindings cannot be found, so callers recover in-thread.
+   * Returns undefined when the native binding cannot be found, so callers recover in-thread.
    */
   static start(threads = Math.min(4, Math.max(1, availableParallelism() - 1))): SenderRecovery | undefined {
     let paths: WorkerPaths;
     try {
       const require = createRequire(import.meta.url);
-      paths = {
-        secp256k1: require.resolve("secp256k1/bindings.js"),
-        keccakDir: dirname(require.resolve("keccak/package.json")),
-        nodeGypBuild: require.resolve("node-gyp-build"),
-      };
+      paths = { secp256k1: require.resolve("secp256k1/bindings.js") };
     } catch {
       return undefined;
     }
     const source = `(${workerProgram.toString()})()`;
     const workers = Array.from(
       { length: threads },
-      () => new Worker(source, { eval: true, workerData: paths, name: "sender-recovery" }),
+      // No inherited loaders or flags: the program is plain CommonJS.
+      () => new Worker(source, { eval: true, workerData: paths, name: "sender-recovery", execArgv: [] }),
     );
     return new SenderRecovery(workers);
   }
@@ -132,7 +117,7 @@ export class SenderRecovery {
     return !this.closed;
   }
 
-  /** The sender's 20-byte address, or undefined when the signature recovers no key. */
+  /** The signer's 64-byte public key, or undefined when the signature recovers no key. */
   recover(signature: SignatureToRecover): Promise<Uint8Array | undefined> {
     if (this.closed) return Promise.reject(new Error("sender recovery is closed"));
     return new Promise((resolve, reject) => {
@@ -166,23 +151,36 @@ export class SenderRecovery {
       data[at + 96] = signature.recovery;
     });
     const id = this.nextId++;
-    this.inFlight.set(id, batch);
     const worker = this.workers[this.nextWorker++ % this.workers.length]!;
+    this.inFlight.set(id, { batch, worker });
+    this.setBusy(worker, 1);
     worker.postMessage({ id, data }, [data.buffer]);
   }
 
   private settle({ id, out }: { id: number; out: Uint8Array }): void {
-    const batch = this.inFlight.get(id);
-    if (!batch) return;
+    const entry = this.inFlight.get(id);
+    if (!entry) return;
     this.inFlight.delete(id);
-    batch.forEach(({ resolve }, i) => {
+    this.setBusy(entry.worker, -1);
+    entry.batch.forEach(({ resolve }, i) => {
       const at = i * ANSWER_BYTES;
       resolve(out[at] === 1 ? out.slice(at + 1, at + ANSWER_BYTES) : undefined);
     });
   }
 
+  /** Counts a batch given to (+1) or answered by (-1) `worker`, which is referenced while it has any. */
+  private setBusy(worker: Worker, change: 1 | -1): void {
+    const batches = (this.busy.get(worker) ?? 0) + change;
+    this.busy.set(worker, batches);
+    if (batches === 1 && change === 1) worker.ref();
+    if (batches === 0) worker.unref();
+  }
+
   private failAll(error: Error): void {
-    for (const batch of this.inFlight.values()) for (const { reject } of batch) reject(error);
+    for (const { batch, worker } of this.inFlight.values()) {
+      this.setBusy(worker, -1);
+      for (const { reject } of batch) reject(error);
+    }
     this.inFlight.clear();
     for (const { reject } of this.queue) reject(error);
     this.queue = [];

@@ -1,7 +1,8 @@
 import type { Block } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import { type Address, bigIntToBytes, concatBytes } from "@ethereumjs/util";
+import { type Address, bigIntToBytes, concatBytes, equalsBytes } from "@ethereumjs/util";
 import { createVM, type PostByzantiumTxReceipt, type VM } from "@ethereumjs/vm";
 import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
 import type { WriteOp } from "../storage/kv.js";
@@ -69,8 +70,19 @@ export interface BuiltBlock {
   readonly rejected: RejectedTx[];
 }
 
-/** Executes transactions on top of a parent block and assembles the resulting block. */
+/** Cached entries (accounts, slots, code) beyond which a block's state is not carried to the next block. */
+const WARM_STATE_LIMIT = 200_000;
+
+/**
+ * Executes transactions on top of a parent block and assembles the resulting block. The state a
+ * block was built on is kept, caches warm, for a block built next on top of it (the producer's
+ * steady case): system contracts' storage, senders and recipients are then read from memory rather
+ * than walked in the trie again.
+ */
 export class BlockExecutor {
+  /** The state after the last block built, positioned at that block's state root. */
+  private warm: { readonly root: Uint8Array; readonly state: MerkleStateManager } | undefined;
+
   constructor(
     private readonly common: Common,
     private readonly states: StateFactory,
@@ -88,11 +100,7 @@ export class BlockExecutor {
     // The new block follows the rules of its own fork, which may differ from its parent's.
     const common = this.common.copy();
     common.setHardforkBy({ blockNumber: number, timestamp: proposed.timestamp });
-    const vm = await createVM({
-      common,
-      stateManager: this.states.at(parent.header.stateRoot, "map"),
-      blockchain: this.chainView,
-    });
+    const vm = await createVM({ common, stateManager: this.stateOn(parent), blockchain: this.chainView });
     const { hooks } = proposed;
     const template = hooks ? await hooks.prepare(vm, parent, proposed) : proposed;
     if (template.timestamp !== proposed.timestamp) {
@@ -155,6 +163,30 @@ export class BlockExecutor {
     await hooks?.afterTransactions(context, fees);
     const { block: unsealed } = await builder.build();
     const block = hooks ? hooks.seal(unsealed) : unsealed;
+    this.warm = { root: block.header.stateRoot, state: vm.stateManager as MerkleStateManager };
     return { block, receipts, stateWrites: this.trieDb.drain(), rejected };
   }
+
+  /**
+   * A state at `parent`'s state root for building on it: the last built block's state when `parent`
+   * is that block (taken, so a build that fails leaves nothing half-done to reuse), else a fresh one.
+   */
+  private stateOn(parent: Block): MerkleStateManager {
+    const warm = this.warm;
+    this.warm = undefined;
+    const root = parent.header.stateRoot;
+    if (warm && equalsBytes(warm.root, root) && cachedEntries(warm.state) < WARM_STATE_LIMIT)
+      return warm.state;
+    return this.states.at(root, "map");
+  }
+}
+
+function cachedEntries(state: MerkleStateManager): number {
+  const caches = (state as unknown as { _caches?: { account?: Sized; storage?: Sized; code?: Sized } })
+    ._caches;
+  return (caches?.account?.size() ?? 0) + (caches?.storage?.size() ?? 0) + (caches?.code?.size() ?? 0);
+}
+
+interface Sized {
+  size(): number;
 }

@@ -1,5 +1,16 @@
-import { AccountCache, MerkleStateManager } from "@ethereumjs/statemanager";
-import { Account, type Address } from "@ethereumjs/util";
+import { RLP } from "@ethereumjs/rlp";
+import { AccountCache, CODEHASH_PREFIX, MerkleStateManager } from "@ethereumjs/statemanager";
+import {
+  Account,
+  type Address,
+  bytesToHex,
+  concatBytes,
+  createAddressFromString,
+  hexToBytes,
+  unpadBytes,
+} from "@ethereumjs/util";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { type TrieNodeStore, updateTrie } from "./batch-trie.js";
 
 /**
  * An account cache entry holding the decoded account. @ethereumjs' own entries hold the account's
@@ -45,7 +56,10 @@ export class DecodedAccountCache extends AccountCache {
 
 /**
  * A {@link MerkleStateManager} whose account reads are answered from a {@link DecodedAccountCache}
- * without decoding. Every returned account is a fresh copy, as the parent's are.
+ * without decoding (every returned account is a fresh copy, as the parent's are), and whose flush
+ * writes all changed accounts into the account trie, and each contract's changed slots into its
+ * storage trie, in one pass per trie ({@link updateTrie}): the stock flush puts them one by one,
+ * re-hashing the path from the root for each.
  */
 export class DecodedAccountStateManager extends MerkleStateManager {
   override async getAccount(address: Address): Promise<Account | undefined> {
@@ -53,4 +67,81 @@ export class DecodedAccountStateManager extends MerkleStateManager {
     if (entry instanceof DecodedAccountEntry) return copyAccount(entry.account);
     return super.getAccount(address);
   }
+
+  /**
+   * Puts a slot into the storage cache only; the flush writes it to the trie. (The stock method, by
+   * an operator slip, also writes every slot straight to the storage trie, re-hashing its path and
+   * the account's on each SSTORE.)
+   */
+  override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    const storage = this._caches?.storage;
+    if (!storage) return super.putStorage(address, key, value);
+    if (key.length !== 32) throw new Error("Storage key must be 32 bytes long");
+    if (value.length > 32) throw new Error("Storage value cannot be longer than 32 bytes");
+    if ((await this.getAccount(address)) === undefined)
+      throw new Error("putStorage() called on non-existing account");
+    storage.put(address, key, RLP.encode(unpadBytes(value)));
+  }
+
+  /** Writes every cached change to the tries, in the stock order: code, storage, then accounts. */
+  override async flush(): Promise<void> {
+    if (!this._caches?.account || this._prefixStorageTrieKeys) return super.flush();
+    const keccak = this.common.customCrypto.keccak256 ?? keccak_256;
+    await this.flushCode(keccak);
+    await this.flushStorage(keccak);
+    await this.flushAccounts(keccak);
+  }
+
+  private async flushCode(keccak: Keccak): Promise<void> {
+    for (const [addressHex, { code }] of this._caches?.code?.flush() ?? []) {
+      if (code === undefined) continue;
+      const address = createAddressFromString(`0x${addressHex}`);
+      const codeHash = keccak(code);
+      const key = this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash;
+      await this._getCodeDB().put(key, code);
+      if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account());
+      await this.modifyAccountFields(address, { codeHash });
+    }
+  }
+
+  /** Each contract's changed slots go into its storage trie in one pass; its account gets the new root. */
+  private async flushStorage(keccak: Keccak): Promise<void> {
+    const byAddress = new Map<string, [Uint8Array, Uint8Array][]>();
+    for (const [addressHex, keyHex, value] of this._caches?.storage?.flush() ?? []) {
+      const decoded = RLP.decode(value ?? new Uint8Array()) as Uint8Array;
+      const stored = decoded.length > 0 ? RLP.encode(decoded) : new Uint8Array();
+      const slots = byAddress.get(addressHex) ?? [];
+      byAddress.set(addressHex, slots);
+      slots.push([keccak(hexToBytes(`0x${keyHex}`)), stored]);
+    }
+    for (const [addressHex, slots] of byAddress) {
+      const address = createAddressFromString(`0x${addressHex}`);
+      const account = await this.getAccount(address);
+      if (!account) continue;
+      account.storageRoot = await updateTrie(account.storageRoot, slots, this.nodeStore(), keccak);
+      // A storage trie opened earlier for reads must follow the new root.
+      this._storageTries[bytesToHex(keccak(address.bytes)).slice(2)]?.root(account.storageRoot);
+      await this.putAccount(address, account);
+    }
+  }
+
+  private async flushAccounts(keccak: Keccak): Promise<void> {
+    const updates = this._caches!.account!.flush().map(
+      ([addressHex, entry]) =>
+        [keccak(hexToBytes(`0x${addressHex}`)), entry.accountRLP ?? new Uint8Array()] as const,
+    );
+    if (updates.length === 0) return;
+    this._trie.root(await updateTrie(this._trie.root(), updates, this.nodeStore(), keccak));
+  }
+
+  /** The account trie's node database (checkpoint-aware), as {@link updateTrie} reads and writes it. */
+  private nodeStore(): TrieNodeStore {
+    const nodes = this._trie.database();
+    return {
+      get: async (hash) => (await nodes.get(hash)) ?? undefined,
+      put: (hash, node) => nodes.put(hash, node),
+    };
+  }
 }
+
+type Keccak = (data: Uint8Array) => Uint8Array;

@@ -10,6 +10,7 @@ import {
 } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { orderedTrieRoot } from "./ordered-trie-root.js";
+import { runValueTransfer } from "./value-transfer.js";
 
 /** The BlockBuilder fields the streaming and simulating builders maintain (private in @ethereumjs/vm's typings). */
 export interface BuilderState {
@@ -30,8 +31,8 @@ export interface BuilderState {
  * once per block. The stock builder re-creates the block, and so every transaction already in it,
  * before each transaction: quadratic in the block's size. The transactions and receipts roots are
  * built in one pass over the sorted keys ({@link orderedTrieRoot}) instead of one trie insertion per
- * entry. System calls (EIP-4788, EIP-2935), the state root, requests and sealing still come from the
- * stock builder. Blob transactions and the EIPs whose
+ * entry. Plain value transfers skip the EVM ({@link runValueTransfer}). System calls (EIP-4788,
+ * EIP-2935), the state root, requests and sealing still come from the stock builder. Blob transactions and the EIPs whose
  * accounting the stock method tracks per transaction (EIP-8037, EIP-7928) use the stock method.
  */
 export class StreamingBlockBuilder extends BlockBuilder {
@@ -102,12 +103,14 @@ export class StreamingBlockBuilder extends BlockBuilder {
       throw new Error("tx has a higher gas limit than the remaining gas in the block");
     }
     this.executionBlock ??= createBlock({ header: { ...state.headerData, gasUsed: 0n } }, state.blockOpts);
-    const result = await runTx(state.vm, {
-      tx,
-      block: this.executionBlock,
-      blockGasUsed: state.gasUsed,
-      skipHardForkValidation: true,
-    });
+    const result =
+      (await runValueTransfer(state.vm, tx, this.executionBlock, state.gasUsed)) ??
+      (await runTx(state.vm, {
+        tx,
+        block: this.executionBlock,
+        blockGasUsed: state.gasUsed,
+        skipHardForkValidation: true,
+      }));
     state.transactions.push(tx);
     state.transactionResults.push(result);
     state.gasUsed += result.blockGasSpent;

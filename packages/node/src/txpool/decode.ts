@@ -87,21 +87,21 @@ export async function decodeRawTransaction(
     throw new InvalidTransactionError(`invalid transaction: ${cleanMessage(error)}`);
   }
   if (!tx.isSigned()) throw new InvalidTransactionError("invalid transaction v, r, s values");
-  const sender = recovery?.available ? await recoverOffThread(tx, recovery) : recoverInThread(tx, common);
-  return settle(tx, new Address(sender), blob ? undefined : Uint8Array.prototype.slice.call(raw));
+  const publicKey = recovery?.available ? await recoverOffThread(tx, recovery) : recoverInThread(tx);
+  const sender = new Address((common.customCrypto.keccak256 ?? keccak_256)(publicKey).subarray(12));
+  return settle(tx, sender, blob ? undefined : Uint8Array.prototype.slice.call(raw));
 }
 
-function recoverInThread(tx: TypedTransaction, common: Common): Uint8Array {
-  let publicKey: Uint8Array;
+/** The sender's 64-byte public key. */
+function recoverInThread(tx: TypedTransaction): Uint8Array {
   try {
-    publicKey = tx.getSenderPublicKey();
+    return tx.getSenderPublicKey();
   } catch {
     throw new InvalidTransactionError("invalid sender");
   }
-  return (common.customCrypto.keccak256 ?? keccak_256)(publicKey).subarray(12);
 }
 
-/** The same checks and recovery as @ethereumjs' `getSenderPublicKey`, with the curve work on a worker. */
+/** The same checks and public key as @ethereumjs' `getSenderPublicKey`, with the curve work on a worker. */
 async function recoverOffThread(tx: TypedTransaction, recovery: SenderRecovery): Promise<Uint8Array> {
   const { v, r, s } = tx as { v: bigint; r: bigint; s: bigint };
   let signature: { r: Uint8Array; s: Uint8Array; recovery: number };
@@ -117,15 +117,15 @@ async function recoverOffThread(tx: TypedTransaction, recovery: SenderRecovery):
   } catch {
     throw new InvalidTransactionError("invalid sender");
   }
-  let address: Uint8Array | undefined;
+  let publicKey: Uint8Array | undefined;
   try {
-    address = await recovery.recover({ hash: tx.getMessageToVerifySignature(), ...signature });
+    publicKey = await recovery.recover({ hash: tx.getMessageToVerifySignature(), ...signature });
   } catch {
     // The workers stopped (shutdown or failure): the answer is still owed.
-    return recoverInThread(tx, tx.common);
+    return recoverInThread(tx);
   }
-  if (!address) throw new InvalidTransactionError("invalid sender");
-  return address;
+  if (!publicKey) throw new InvalidTransactionError("invalid sender");
+  return publicKey;
 }
 
 /**
