@@ -132,7 +132,7 @@ export async function createNode(
     config.rpc.gasCap,
     config.rpc.maxQueueWaitMs,
   );
-  const senderRecovery = SenderRecovery.start();
+  const senderRecovery = SenderRecovery.shared();
   const services: RpcServices = {
     config,
     chain,
@@ -234,7 +234,6 @@ export async function createNode(
       await http.close();
       await follower?.stop();
       await producer.stop();
-      await senderRecovery?.close();
       await store.close();
     },
   };

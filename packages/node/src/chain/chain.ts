@@ -138,7 +138,8 @@ export class Chain {
     this.headBlock = built.block;
     followHead(this.common, built.block.header.number, built.block.header.timestamp);
     this.headStateManager = undefined;
-    this.headAccounts = new Map();
+    // The accounts the block changed are known as they now stand: reads of them skip the trie.
+    this.headAccounts = new Map(built.accounts);
     this.events.emit("newHead", { block: built.block, receipts: built.receipts });
   }
 }

@@ -56,6 +56,8 @@ function workerProgram(): void {
   });
 }
 
+let sharedPool: { readonly pool: SenderRecovery | undefined } | undefined;
+
 interface Pending {
   readonly signature: SignatureToRecover;
   readonly resolve: (publicKey: Uint8Array | undefined) => void;
@@ -89,6 +91,15 @@ export class SenderRecovery {
       // After the listeners, which would otherwise hold the process open: an idle worker never does.
       worker.unref();
     }
+  }
+
+  /**
+   * The process's shared pool, started on first use with the default number of threads: every node
+   * of a process uses it, and it is never closed (see {@link SenderRecovery.close}).
+   */
+  static shared(): SenderRecovery | undefined {
+    sharedPool ??= { pool: SenderRecovery.start() };
+    return sharedPool.pool;
   }
 
   /**
@@ -130,11 +141,14 @@ export class SenderRecovery {
     });
   }
 
-  /** Stops the workers; recoveries still queued or running fail. */
-  async close(): Promise<void> {
+  /**
+   * Stops taking work; recoveries still queued or running fail. The threads are left idle and
+   * unreferenced, ending with the process: terminating a thread that has loaded the native binding
+   * can abort the whole process (the binding throws while its environment is torn down).
+   */
+  close(): void {
     this.closed = true;
     this.failAll(new Error("sender recovery is closed"));
-    await Promise.all(this.workers.map((worker) => worker.terminate()));
   }
 
   private flush(): void {

@@ -1,14 +1,14 @@
 import type { Block } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
-import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import { type Address, bigIntToBytes, concatBytes, equalsBytes } from "@ethereumjs/util";
+import { type Account, type Address, bigIntToBytes, concatBytes, equalsBytes } from "@ethereumjs/util";
 import { createVM, type PostByzantiumTxReceipt, type VM } from "@ethereumjs/vm";
 import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
 import type { WriteOp } from "../storage/kv.js";
 import type { StoredReceipt } from "../storage/records.js";
 import type { TrieDatabase } from "../storage/trie-db.js";
 import type { ChainView } from "./chain-view.js";
+import type { DecodedAccountStateManager } from "./decoded-account-cache.js";
 import type { StateFactory } from "./state-factory.js";
 import { StreamingBlockBuilder } from "./streaming-block-builder.js";
 
@@ -68,6 +68,8 @@ export interface BuiltBlock {
   readonly receipts: StoredReceipt[];
   readonly stateWrites: WriteOp[];
   readonly rejected: RejectedTx[];
+  /** Accounts the block changed, as they stand after it (by lowercase hex; undefined: deleted), when known. */
+  readonly accounts?: ReadonlyMap<string, Account | undefined>;
 }
 
 /** Cached entries (accounts, slots, code) beyond which a block's state is not carried to the next block. */
@@ -81,7 +83,7 @@ const WARM_STATE_LIMIT = 200_000;
  */
 export class BlockExecutor {
   /** The state after the last block built, positioned at that block's state root. */
-  private warm: { readonly root: Uint8Array; readonly state: MerkleStateManager } | undefined;
+  private warm: { readonly root: Uint8Array; readonly state: DecodedAccountStateManager } | undefined;
 
   constructor(
     private readonly common: Common,
@@ -100,7 +102,10 @@ export class BlockExecutor {
     // The new block follows the rules of its own fork, which may differ from its parent's.
     const common = this.common.copy();
     common.setHardforkBy({ blockNumber: number, timestamp: proposed.timestamp });
-    const vm = await createVM({ common, stateManager: this.stateOn(parent), blockchain: this.chainView });
+    const state = this.stateOn(parent);
+    // Only this block's writes are reported with it.
+    state.takeFlushedAccounts();
+    const vm = await createVM({ common, stateManager: state, blockchain: this.chainView });
     const { hooks } = proposed;
     const template = hooks ? await hooks.prepare(vm, parent, proposed) : proposed;
     if (template.timestamp !== proposed.timestamp) {
@@ -163,15 +168,16 @@ export class BlockExecutor {
     await hooks?.afterTransactions(context, fees);
     const { block: unsealed } = await builder.build();
     const block = hooks ? hooks.seal(unsealed) : unsealed;
-    this.warm = { root: block.header.stateRoot, state: vm.stateManager as MerkleStateManager };
-    return { block, receipts, stateWrites: this.trieDb.drain(), rejected };
+    this.warm = { root: block.header.stateRoot, state };
+    const accounts = state.takeFlushedAccounts();
+    return { block, receipts, stateWrites: this.trieDb.drain(), rejected, accounts };
   }
 
   /**
    * A state at `parent`'s state root for building on it: the last built block's state when `parent`
    * is that block (taken, so a build that fails leaves nothing half-done to reuse), else a fresh one.
    */
-  private stateOn(parent: Block): MerkleStateManager {
+  private stateOn(parent: Block): DecodedAccountStateManager {
     const warm = this.warm;
     this.warm = undefined;
     const root = parent.header.stateRoot;
@@ -181,7 +187,7 @@ export class BlockExecutor {
   }
 }
 
-function cachedEntries(state: MerkleStateManager): number {
+function cachedEntries(state: DecodedAccountStateManager): number {
   const caches = (state as unknown as { _caches?: { account?: Sized; storage?: Sized; code?: Sized } })
     ._caches;
   return (caches?.account?.size() ?? 0) + (caches?.storage?.size() ?? 0) + (caches?.code?.size() ?? 0);

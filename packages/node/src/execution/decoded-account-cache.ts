@@ -5,6 +5,7 @@ import {
   type Address,
   bytesToHex,
   concatBytes,
+  createAccountFromRLP,
   createAddressFromString,
   hexToBytes,
   unpadBytes,
@@ -62,6 +63,16 @@ export class DecodedAccountCache extends AccountCache {
  * re-hashing the path from the root for each.
  */
 export class DecodedAccountStateManager extends MerkleStateManager {
+  /** Accounts written to the trie since {@link takeFlushedAccounts} (by lowercase hex; undefined: deleted). */
+  private flushed = new Map<string, Account | undefined>();
+
+  /** The accounts written to the trie by the flushes since the last call, as they now stand. */
+  takeFlushedAccounts(): Map<string, Account | undefined> {
+    const accounts = this.flushed;
+    this.flushed = new Map();
+    return accounts;
+  }
+
   override async getAccount(address: Address): Promise<Account | undefined> {
     const entry = this._caches?.account?.get(address);
     if (entry instanceof DecodedAccountEntry) return copyAccount(entry.account);
@@ -126,10 +137,18 @@ export class DecodedAccountStateManager extends MerkleStateManager {
   }
 
   private async flushAccounts(keccak: Keccak): Promise<void> {
-    const updates = this._caches!.account!.flush().map(
-      ([addressHex, entry]) =>
-        [keccak(hexToBytes(`0x${addressHex}`)), entry.accountRLP ?? new Uint8Array()] as const,
-    );
+    const updates = this._caches!.account!.flush().map(([addressHex, entry]) => {
+      const encoded = entry.accountRLP;
+      this.flushed.set(
+        `0x${addressHex}`,
+        encoded === undefined
+          ? undefined
+          : entry instanceof DecodedAccountEntry
+            ? copyAccount(entry.account)
+            : createAccountFromRLP(encoded),
+      );
+      return [keccak(hexToBytes(`0x${addressHex}`)), encoded ?? new Uint8Array()] as const;
+    });
     if (updates.length === 0) return;
     this._trie.root(await updateTrie(this._trie.root(), updates, this.nodeStore(), keccak));
   }

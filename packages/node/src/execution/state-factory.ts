@@ -1,6 +1,5 @@
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { ValueEncoding } from "@ethereumjs/util";
 import type { TrieDatabase } from "../storage/trie-db.js";
 import { DecodedAccountStateManager } from "./decoded-account-cache.js";
@@ -19,7 +18,7 @@ export class StateFactory {
    * head), `map` for state that is written and reverted (blocks being built, calls): reverting an LRU
    * cache costs time proportional to its capacity (see {@link createStateCaches}).
    */
-  at(stateRoot: Uint8Array, cache?: "lru" | "map"): MerkleStateManager {
+  at(stateRoot: Uint8Array, cache?: "lru" | "map"): DecodedAccountStateManager {
     const trie = new MerklePatriciaTrie({
       db: this.db,
       root: stateRoot,
@@ -35,7 +34,7 @@ export class StateFactory {
   }
 
   /** A state manager over an empty state. */
-  empty(): MerkleStateManager {
+  empty(): DecodedAccountStateManager {
     return this.at(new MerklePatriciaTrie({ useKeyHashing: true }).EMPTY_TRIE_ROOT);
   }
 }

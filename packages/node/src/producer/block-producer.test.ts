@@ -1,3 +1,4 @@
+import { bytesToHex, createAddressFromString } from "@ethereumjs/util";
 import { parseGwei } from "viem";
 import { describe, expect, it } from "vitest";
 import { devAccount, rpc } from "../e2e/clients.js";
@@ -21,6 +22,31 @@ async function signedTransfer(nonce: number): Promise<string> {
 }
 
 describe("block production modes", () => {
+  it("leaves the head's account reads equal to the trie's, for the accounts a block changed", async () => {
+    const t = await startTestNode({ mining: { mode: "manual" } });
+    try {
+      for (let i = 0; i < 3; i++) await rpc(t.url, "eth_sendRawTransaction", [await signedTransfer(i)]);
+      await t.node.producer.mine(2);
+      const { chain } = t.node;
+      const head = chain.head;
+      const fromTrie = chain.states.at(head.header.stateRoot);
+      const changed = [
+        devAccount(1).address,
+        devAccount(2).address,
+        head.header.coinbase.toString(),
+        "0x0000000000000000000000000000000000001000",
+      ].map((a) => a.toLowerCase());
+      for (const address of changed) {
+        const seen = await chain.account(head, address);
+        const stored = await fromTrie.getAccount(createAddressFromString(address));
+        expect(seen && bytesToHex(seen.serialize())).toBe(stored && bytesToHex(stored.serialize()));
+      }
+      expect((await chain.account(head, devAccount(1).address.toLowerCase()))?.nonce).toBe(3n);
+    } finally {
+      await t.stop();
+    }
+  });
+
   it("instant: mines accepted transactions at once, many per block under load", async () => {
     const t = await startTestNode({ mining: { mode: "instant" } });
     try {
