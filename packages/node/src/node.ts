@@ -8,6 +8,7 @@ import { SenderRecovery } from "./crypto/sender-recovery.js";
 import { type DevAccount, deriveDevAccounts } from "./dev-accounts.js";
 import { BlockExecutor } from "./execution/block-executor.js";
 import { CallExecutor } from "./execution/call-executor.js";
+import { CallWorkerPool } from "./execution/call-worker-pool.js";
 import { ChainView } from "./execution/chain-view.js";
 import { createChainCommon } from "./execution/common.js";
 import { StateFactory } from "./execution/state-factory.js";
@@ -133,6 +134,20 @@ export async function createNode(
     config.rpc.maxQueueWaitMs,
   );
   const senderRecovery = SenderRecovery.shared();
+  // eth_call runs on worker threads that read the persistent store; an in-memory chain runs calls here.
+  const callWorkers =
+    config.datadir === null || config.rpc.callWorkers === 0
+      ? undefined
+      : new CallWorkerPool(
+          {
+            chaindata: `${config.datadir}/chaindata`,
+            network: config.network,
+            gasCap: config.rpc.gasCap,
+            maxQueueWaitMs: config.rpc.maxQueueWaitMs,
+          },
+          config.rpc.callWorkers,
+          logger.child({ module: "calls" }),
+        );
   const services: RpcServices = {
     config,
     chain,
@@ -145,6 +160,7 @@ export async function createNode(
       chainView,
       config.rpc.gasCap,
       config.rpc.maxQueueWaitMs,
+      callWorkers ? { offload: callWorkers } : {},
     ),
     subscriptions,
     filters,
@@ -173,6 +189,7 @@ export async function createNode(
     // Read at scrape time, after the server below exists.
     wsConnections: (): number => ws.connections,
     subscriptions: () => subscriptions.size,
+    workerCalls: () => callWorkers?.dispatched ?? 0,
   });
   const follower = source
     ? new Follower(chain, pool, executor, engine, source, logger.child({ module: "follower" }))
@@ -234,6 +251,7 @@ export async function createNode(
       await http.close();
       await follower?.stop();
       await producer.stop();
+      await callWorkers?.close();
       await store.close();
     },
   };

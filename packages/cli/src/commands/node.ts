@@ -24,6 +24,11 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
     type: "string",
     description: "largest tx fee accepted, in wei; 0 disables (default 1 STRA)",
   },
+  "rpc.call-workers": {
+    type: "string",
+    description:
+      "worker threads running eth_call; 0 runs calls on the main thread (default: one per core, up to 4)",
+  },
   mining: { type: "string", description: "instant | interval | manual (default: the network's)" },
   "block-time": { type: "string", description: "seconds between blocks in interval mode" },
   fresh: { type: "boolean", description: "wipe the datadir before starting" },
@@ -102,6 +107,9 @@ export function nodeConfigFromFlags(values: FlagValues) {
         ...(values["rpc.addr"] === undefined ? {} : { addr: values["rpc.addr"] as string }),
         port: intFlag(values, "rpc.port", 8545, 0, 65535),
         ...(feeCap === undefined ? {} : { txFeeCap: BigInt(feeCap as string) }),
+        ...(values["rpc.call-workers"] === undefined
+          ? {}
+          : { callWorkers: intFlag(values, "rpc.call-workers", 0, 0, 64) }),
       },
       mining: {
         ...(mining === undefined

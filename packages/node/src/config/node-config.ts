@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { readDatadirNetwork } from "../import/datadir-network.js";
 import { type ReporterSettings, reporterFromNetwork } from "../reporter/reporter-config.js";
 import { loadNetwork, type NetworkFile } from "./network.js";
@@ -28,6 +29,8 @@ export interface NodeConfig {
     readonly maxLogResults: number;
     /** Longest a call or estimate may wait for the execution queue before it is refused. */
     readonly maxQueueWaitMs: number;
+    /** Worker threads that run eth_call over the persistent store; 0 runs calls on the main thread. */
+    readonly callWorkers: number;
     /** Open WebSocket connections at most. */
     readonly maxWsConnections: number;
     /** Subscriptions per WebSocket connection at most. */
@@ -75,6 +78,11 @@ export const DEFAULTS = {
   maxLogRange: 10_000,
   maxLogResults: 10_000,
   maxQueueWaitMs: 500,
+  /**
+   * One per core, up to four: a call costs the main thread little (parse, hand over, answer), so
+   * calls can use every core; two workers on two cores serve a third more calls than one.
+   */
+  callWorkers: Math.min(4, availableParallelism()),
   maxWsConnections: 10_000,
   maxSubscriptionsPerConnection: 1024,
   maxWsMessageBytes: 15 * 1024 * 1024,
@@ -124,6 +132,7 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
       maxLogRange: DEFAULTS.maxLogRange,
       maxLogResults: DEFAULTS.maxLogResults,
       maxQueueWaitMs: DEFAULTS.maxQueueWaitMs,
+      callWorkers: DEFAULTS.callWorkers,
       maxWsConnections: DEFAULTS.maxWsConnections,
       maxSubscriptionsPerConnection: DEFAULTS.maxSubscriptionsPerConnection,
       maxWsMessageBytes: DEFAULTS.maxWsMessageBytes,

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
+import { isMainThread } from "node:worker_threads";
 import type { CustomCrypto } from "@ethereumjs/common";
 
 interface Secp256k1Binding {
@@ -51,7 +52,8 @@ function loadNativeKeccak(): ((data: Uint8Array) => Uint8Array) | undefined {
   }
 }
 
-const keccak = loadNativeKeccak();
+// Main thread only: a worker thread holding the binding can abort the process when it is torn down.
+const keccak = isMainThread ? loadNativeKeccak() : undefined;
 
 /** True when sender recovery runs on native libsecp256k1. */
 export const nativeCryptoAvailable = native !== undefined;

@@ -7,7 +7,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { CallRequest } from "@strata/protocol";
 import { BusyError, ExecutionError, RevertError } from "../errors/domain-errors.js";
 import { callRequestTransaction } from "./call-request-tx.js";
-import { CallResultCache } from "./call-result-cache.js";
+import { type CallResult, CallResultCache } from "./call-result-cache.js";
 import type { ChainView } from "./chain-view.js";
 import { OverlayStateManager } from "./overlay-state.js";
 import { decodeRevertReason } from "./revert-reason.js";
@@ -24,6 +24,19 @@ export interface AccessListOutcome {
   readonly accessList: { address: string; storageKeys: string[] }[];
   readonly gasUsed: bigint;
   readonly error?: string;
+}
+
+/** Somewhere else `eth_call` can run (worker threads); undefined when it cannot take this one. */
+export interface CallOffload {
+  call(request: CallRequest, block: Block): Promise<CallResult | undefined>;
+}
+
+/** Options of a {@link CallExecutor}. */
+export interface CallExecutorOptions {
+  /** Remember call outcomes per (block, request) (default true). */
+  readonly cacheResults?: boolean;
+  /** Where `call` runs when it can, instead of this thread. */
+  readonly offload?: CallOffload;
 }
 
 const CALL_STIPEND = 2300n;
@@ -44,7 +57,8 @@ export class CallExecutor {
   /** The rules found for the last block asked about (calls mostly target the same block). */
   private lastRules: { block: Block; head: string; rules: Common } | undefined;
   private lock: Promise<unknown> = Promise.resolve();
-  private readonly results = new CallResultCache();
+  private readonly results: CallResultCache | undefined;
+  private readonly offload: CallOffload | undefined;
 
   constructor(
     private readonly common: Common,
@@ -53,29 +67,41 @@ export class CallExecutor {
     private readonly chainView: ChainView,
     private readonly gasCap: bigint,
     private readonly maxQueueWaitMs: number,
-  ) {}
+    options: CallExecutorOptions = {},
+  ) {
+    this.results = options.cacheResults === false ? undefined : new CallResultCache();
+    this.offload = options.offload;
+  }
 
   /**
    * Executes `request` on top of `block` and returns its return data; a revert throws
-   * {@link RevertError}. Outcomes are remembered per (block, request) in a bounded cache.
+   * {@link RevertError}. Outcomes are remembered per (block, request) in a bounded cache. With an
+   * offload (worker threads), calls run there whenever a worker can take them.
    */
   async call(request: CallRequest, block: Block): Promise<Uint8Array> {
     const blockHash = block.hash();
-    const cached = this.results.get(blockHash, request);
-    if (cached) {
-      if ("error" in cached) throw cached.error;
-      return cached.ok;
-    }
+    const cached = this.results?.get(blockHash, request);
+    const outcome =
+      cached ?? (await this.offload?.call(request, block)) ?? (await this.execute(request, block));
+    if (!cached) this.results?.set(blockHash, request, outcome);
+    if ("error" in outcome) throw outcome.error;
+    return outcome.ok;
+  }
+
+  /**
+   * Executes `request` on top of `block` here, uncached: its return data, or the revert or failure
+   * it ended with. Throws (rather than returns) what does not follow from the request and state
+   * alone: a busy queue, or a transaction the VM refused to start.
+   */
+  async execute(request: CallRequest, block: Block): Promise<CallResult> {
     const gas = this.capGas(request.gas ?? this.gasCap, block);
     const outcome = await this.run(request, block, gas);
     try {
       throwOnFailure(outcome.result);
     } catch (error) {
-      this.results.set(blockHash, request, { error: error as Error });
-      throw error;
+      return { error: error as Error };
     }
-    this.results.set(blockHash, request, { ok: outcome.returnValue });
-    return outcome.returnValue;
+    return { ok: outcome.returnValue };
   }
 
   /** Finds the smallest gas limit (within 1.5 %) with which `request` succeeds, by binary search as geth does. */

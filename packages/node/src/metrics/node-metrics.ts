@@ -9,6 +9,8 @@ export interface NodeGaugeSources {
   queuedTransactions(): number;
   wsConnections(): number;
   subscriptions(): number;
+  /** eth_calls handed to worker threads since the start. */
+  workerCalls(): number;
 }
 
 /** Upper bounds of the RPC latency buckets, seconds. */
@@ -44,6 +46,15 @@ export class NodeMetrics {
     );
     gauge("strata_ws_connections", "Open WebSocket connections", () => sources.wsConnections());
     gauge("strata_ws_subscriptions", "Active eth_subscribe subscriptions", () => sources.subscriptions());
+    new Counter({
+      name: "strata_call_worker_calls_total",
+      help: "eth_calls run on worker threads",
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(sources.workerCalls());
+      },
+    });
     this.#latency = new Histogram({
       name: "strata_rpc_request_duration_seconds",
       help: "JSON-RPC request handling time by method",

@@ -1,0 +1,224 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createBlock } from "@ethereumjs/block";
+import { bytesToHex } from "@ethereumjs/util";
+import { TestToken } from "@strata/contracts";
+import { CallRequest } from "@strata/protocol";
+import { type Address, encodeFunctionData, type Hex, parseEther } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rpc, viemClients } from "../e2e/clients.js";
+import { ExecutionError, RevertError } from "../errors/domain-errors.js";
+import { startTestNode, type TestNode } from "../testing/test-node.js";
+import type { CallResult } from "./call-result-cache.js";
+import { CallWorkerPool } from "./call-worker-pool.js";
+
+const HOLDER = "0x00000000000000000000000000000000000000aa";
+// Creation code that returns blockhash(NUMBER - 1): NUMBER PUSH1 1 SWAP1 SUB BLOCKHASH PUSH0 MSTORE PUSH1 32 PUSH0 RETURN.
+const PARENT_HASH_CODE = "0x4360019003405f5260205ff3";
+
+let datadir: string;
+let t: TestNode;
+let pool: CallWorkerPool;
+let token: Address;
+let beforeTransfer: bigint;
+
+/** An eth_call through the node's HTTP API, which runs it on the main thread (no workers there). */
+async function inThread(request: Record<string, unknown>, block: bigint) {
+  return rpc(t.url, "eth_call", [request, `0x${block.toString(16)}`]);
+}
+
+/** The same call on the pool's workers. */
+function onWorkers(request: Record<string, unknown>, block: bigint): Promise<CallResult | undefined> {
+  const stored = t.node.chain.blockByNumber(block);
+  if (!stored) throw new Error(`no block ${block}`);
+  return pool.call(CallRequest.parse(request), stored);
+}
+
+function ok(result: CallResult | undefined): Hex {
+  if (!result || !("ok" in result)) throw new Error(`expected return data, got ${String(result)}`);
+  return bytesToHex(result.ok) as Hex;
+}
+
+const balanceOf = (holder: string) => ({
+  to: token,
+  data: encodeFunctionData({ abi: TestToken.abi, functionName: "balanceOf", args: [holder as Address] }),
+});
+
+async function transfer(amount: bigint): Promise<bigint> {
+  const { wallet, publicClient } = viemClients(t.url);
+  const hash = await wallet.writeContract({
+    chain: wallet.chain,
+    address: token,
+    abi: TestToken.abi,
+    functionName: "transfer",
+    args: [HOLDER, amount],
+  });
+  return (await publicClient.waitForTransactionReceipt({ hash })).blockNumber;
+}
+
+beforeAll(async () => {
+  datadir = mkdtempSync(join(tmpdir(), "strata-call-workers-"));
+  t = await startTestNode({ datadir, rpc: { callWorkers: 0 } });
+  const { wallet, publicClient } = viemClients(t.url);
+  const hash = await wallet.deployContract({
+    abi: TestToken.abi,
+    bytecode: TestToken.bytecode,
+    args: ["W", "W", parseEther("100")],
+  });
+  const receipt = await publicClient.waitForTransactionReceipt({ hash });
+  token = receipt.contractAddress!;
+  beforeTransfer = receipt.blockNumber;
+  await transfer(1000n);
+  pool = new CallWorkerPool(
+    {
+      chaindata: join(datadir, "chaindata"),
+      network: t.node.config.network,
+      gasCap: t.node.config.rpc.gasCap,
+      maxQueueWaitMs: t.node.config.rpc.maxQueueWaitMs,
+    },
+    2,
+  );
+  await pool.ready();
+});
+
+afterAll(async () => {
+  await pool?.close();
+  await t?.stop();
+  rmSync(datadir, { recursive: true, force: true });
+});
+
+describe("eth_call on worker threads", () => {
+  it("answers as the main thread does, at the head and at past blocks", async () => {
+    const head = t.node.chain.head.header.number;
+    const atHead = ok(await onWorkers(balanceOf(HOLDER), head));
+    expect(BigInt(atHead)).toBe(1000n);
+    expect(atHead).toBe((await inThread(balanceOf(HOLDER), head)).result);
+    const atPast = ok(await onWorkers(balanceOf(HOLDER), beforeTransfer));
+    expect(BigInt(atPast)).toBe(0n);
+    expect(atPast).toBe((await inThread(balanceOf(HOLDER), beforeTransfer)).result);
+    expect(pool.dispatched).toBeGreaterThanOrEqual(2);
+  });
+
+  it("reports reverts with their reason and data, and failures with their message", async () => {
+    const head = t.node.chain.head.header.number;
+    const fail = {
+      to: token,
+      data: encodeFunctionData({ abi: TestToken.abi, functionName: "fail", args: ["no way"] }),
+    };
+    const reverted = await onWorkers(fail, head);
+    const expected = await inThread(fail, head);
+    expect(reverted && "error" in reverted && reverted.error).toBeInstanceOf(RevertError);
+    const revert = (reverted as { error: RevertError }).error;
+    expect(revert.message).toBe("execution reverted: no way");
+    expect(revert.message).toBe(expected.error?.message);
+    expect(bytesToHex(revert.data)).toBe((expected.error as { data?: string }).data);
+
+    const boom = { to: token, data: encodeFunctionData({ abi: TestToken.abi, functionName: "boom" }) };
+    const custom = (await onWorkers(boom, head)) as { error: RevertError };
+    expect(bytesToHex(custom.error.data)).toBe((await inThread(boom, head)).error?.data);
+
+    const starved = { ...balanceOf(HOLDER), gas: "0x55f0" };
+    const failed = (await onWorkers(starved, head)) as { error: Error };
+    expect(failed.error).toBeInstanceOf(ExecutionError);
+    expect(failed.error.message).toBe((await inThread(starved, head)).error?.message);
+  });
+
+  it("sees the chain's block hashes (BLOCKHASH)", async () => {
+    const head = t.node.chain.head.header.number;
+    const parentHash = ok(await onWorkers({ data: PARENT_HASH_CODE }, head));
+    expect(parentHash).toBe((await inThread({ data: PARENT_HASH_CODE }, head)).result);
+    expect(parentHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(BigInt(parentHash)).not.toBe(0n);
+  });
+
+  it("sees a new head as soon as the node has committed it", async () => {
+    for (let i = 1; i <= 3; i++) {
+      const mined = await transfer(1n);
+      expect(BigInt(ok(await onWorkers(balanceOf(HOLDER), mined)))).toBe(1000n + BigInt(i));
+    }
+  });
+
+  it("leaves a block it cannot see to the caller", async () => {
+    const head = t.node.chain.head;
+    const unknown = createBlock(
+      { header: { ...head.header.toJSON(), number: head.header.number + 100n } },
+      { common: head.common, skipConsensusFormatValidation: true },
+    );
+    expect(await pool.call(CallRequest.parse(balanceOf(HOLDER)), unknown)).toBeUndefined();
+  });
+
+  it("closes its workers, then leaves every call to the caller; the node's store stays usable", async () => {
+    const other = new CallWorkerPool(
+      {
+        chaindata: join(datadir, "chaindata"),
+        network: t.node.config.network,
+        gasCap: t.node.config.rpc.gasCap,
+        maxQueueWaitMs: t.node.config.rpc.maxQueueWaitMs,
+      },
+      1,
+    );
+    await other.ready();
+    const head = t.node.chain.head;
+    expect(await other.call(CallRequest.parse(balanceOf(HOLDER)), head)).toBeDefined();
+    await other.close();
+    expect(await other.call(CallRequest.parse(balanceOf(HOLDER)), head)).toBeUndefined();
+    expect(BigInt((await inThread(balanceOf(HOLDER), head.header.number)).result as string)).toBe(1003n);
+  });
+});
+
+describe("a node with a persistent store", () => {
+  let dir: string;
+  let n: TestNode;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "strata-call-workers-node-"));
+    n = await startTestNode({ datadir: dir, rpc: { callWorkers: 2 } });
+  });
+  afterAll(async () => {
+    await n?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function workerCalls(): Promise<number> {
+    const text = await (await fetch(n.url.replace(/\/?$/, "/metrics"))).text();
+    return Number(/^strata_call_worker_calls_total (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+  }
+
+  it("serves eth_call from its workers once they have started, with the same answers", async () => {
+    const { wallet, publicClient } = viemClients(n.url);
+    const hash = await wallet.deployContract({
+      abi: TestToken.abi,
+      bytecode: TestToken.bytecode,
+      args: ["N", "N", parseEther("7")],
+    });
+    const deployed = (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
+    // Distinct holders: a repeated call at one block is answered from the result cache.
+    let holders = 0;
+    const read = (holder?: Address) =>
+      publicClient.readContract({
+        address: deployed,
+        abi: TestToken.abi,
+        functionName: "balanceOf",
+        args: [holder ?? `0x${(++holders).toString(16).padStart(40, "0")}`],
+      });
+    expect(await workerCalls()).toBe(0);
+    // The first call starts the workers and runs in-thread; later ones go to the workers.
+    const deadline = Date.now() + 30_000;
+    while ((await workerCalls()) === 0 && Date.now() < deadline) {
+      expect(await read()).toBe(0n);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const before = await workerCalls();
+    expect(before).toBeGreaterThan(0);
+    expect(await read(wallet.account.address)).toBe(parseEther("7"));
+    await expect(
+      publicClient.readContract({
+        address: deployed,
+        abi: TestToken.abi,
+        functionName: "fail",
+        args: ["from a worker"],
+      }),
+    ).rejects.toThrow(/from a worker/);
+    expect(await workerCalls()).toBe(before + 2);
+  });
+});

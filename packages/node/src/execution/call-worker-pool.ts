@@ -1,0 +1,178 @@
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { Block } from "@ethereumjs/block";
+import type { CallRequest } from "@strata/protocol";
+import type { Logger } from "pino";
+import { BusyError, ExecutionError, RevertError } from "../errors/domain-errors.js";
+import type { CallOffload } from "./call-executor.js";
+import type { CallResult } from "./call-result-cache.js";
+import type { CallWorkerAnswer, CallWorkerReady, CallWorkerSettings } from "./call-worker-messages.js";
+
+/** How long a worker may take to finish its calls and close its store when the pool closes. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
+interface Pending {
+  readonly resolve: (result: CallResult | undefined) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** One worker thread and the calls it has not answered yet. */
+interface Slot {
+  readonly worker: Worker;
+  readonly pending: Map<number, Pending>;
+  ready: boolean;
+  /** Settles once the worker can take calls, or has exited. */
+  started: Promise<void>;
+  exited: Promise<void>;
+}
+
+/**
+ * Runs `eth_call` on worker threads. Each worker opens the node's LMDB store itself (LMDB serves
+ * many threads of one process from one memory map) and executes calls with its own
+ * {@link CallExecutor} against committed blocks, so calls use other cores while the main thread
+ * serves HTTP, the pool and block production. A call goes to the worker with the fewest calls in
+ * hand; while no worker is ready (starting, or gone after a failure) the caller runs it in-thread.
+ * Workers start with the first call, so a node that serves no calls starts none.
+ */
+export class CallWorkerPool implements CallOffload {
+  private readonly slots: Slot[] = [];
+  private nextId = 1;
+  private closed = false;
+  /** Calls sent to workers so far (answered or not). */
+  dispatched = 0;
+
+  constructor(
+    private readonly settings: CallWorkerSettings,
+    private readonly workers: number,
+    private readonly log?: Logger,
+  ) {}
+
+  /**
+   * Runs `request` at `block` on a worker: its outcome, or undefined when no worker can run it
+   * (none ready, or the worker cannot see the block) and the caller should run it itself.
+   */
+  call(request: CallRequest, block: Block): Promise<CallResult | undefined> {
+    this.start();
+    const slot = this.pick();
+    if (!slot) return Promise.resolve(undefined);
+    const id = this.nextId++;
+    this.dispatched++;
+    return new Promise((resolve, reject) => {
+      slot.pending.set(id, { resolve, reject });
+      slot.worker.postMessage({ id, request, blockHash: block.hash() });
+    });
+  }
+
+  /** Starts the workers unless started, and settles once each can take calls (or has failed to start). */
+  async ready(): Promise<void> {
+    this.start();
+    await Promise.all(this.slots.map((slot) => slot.started));
+  }
+
+  /** Lets every worker finish its calls, close its store and exit. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const slot of this.slots) slot.worker.postMessage("close");
+    await Promise.all(
+      this.slots.map(async (slot) => {
+        const timer = setTimeout(() => void slot.worker.terminate(), CLOSE_TIMEOUT_MS);
+        await slot.exited;
+        clearTimeout(timer);
+      }),
+    );
+  }
+
+  private start(): void {
+    if (this.slots.length > 0 || this.closed) return;
+    for (let i = 0; i < this.workers; i++) this.slots.push(this.spawn(this.settings));
+  }
+
+  private pick(): Slot | undefined {
+    if (this.closed) return undefined;
+    let best: Slot | undefined;
+    for (const slot of this.slots) {
+      if (slot.ready && (!best || slot.pending.size < best.pending.size)) best = slot;
+    }
+    return best;
+  }
+
+  private spawn(settings: CallWorkerSettings): Slot {
+    const worker = startWorker(settings);
+    const slot: Slot = {
+      worker,
+      pending: new Map(),
+      ready: false,
+      started: Promise.resolve(),
+      exited: Promise.resolve(),
+    };
+    let started = (): void => {};
+    slot.started = new Promise((resolve) => {
+      started = resolve;
+    });
+    slot.exited = new Promise((resolve) => {
+      worker.once("exit", (code) => {
+        slot.ready = false;
+        if (!this.closed) this.log?.warn({ code }, "eth_call worker exited; calls run in-thread");
+        // Calls it had not answered run in-thread instead.
+        for (const pending of slot.pending.values()) pending.resolve(undefined);
+        slot.pending.clear();
+        started();
+        resolve();
+      });
+    });
+    worker.on("error", (error) => this.log?.error({ err: error }, "eth_call worker failed"));
+    worker.on("message", (message: CallWorkerAnswer | CallWorkerReady) => {
+      if ("ready" in message) {
+        slot.ready = !this.closed;
+        started();
+        return;
+      }
+      const pending = slot.pending.get(message.id);
+      if (!pending) return;
+      slot.pending.delete(message.id);
+      settle(message, pending);
+    });
+    worker.unref();
+    return slot;
+  }
+}
+
+function settle(answer: CallWorkerAnswer, pending: Pending): void {
+  if (answer.kind === "busy") pending.reject(new BusyError(answer.message, answer.retryAfterMs));
+  else if (answer.kind === "refused") pending.reject(new ExecutionError(answer.message));
+  else if (answer.kind === "crashed") pending.reject(new Error(answer.message));
+  else pending.resolve(outcomeOf(answer));
+}
+
+/** The outcome an answer stands for; undefined when the worker could not run the call. */
+function outcomeOf(answer: CallWorkerAnswer): CallResult | undefined {
+  if (answer.kind === "ok") return { ok: answer.data };
+  if (answer.kind === "reverted") return { error: new RevertError(answer.reason, answer.data) };
+  if (answer.kind === "failed") return { error: new ExecutionError(answer.message) };
+  return undefined;
+}
+
+/**
+ * Starts the worker program: the built module next to this one, or, when this module runs from its
+ * TypeScript source (tests), the source module through tsx's loader, which workers do not inherit.
+ */
+function startWorker(settings: CallWorkerSettings): Worker {
+  const fromSource = import.meta.url.endsWith(".ts");
+  const program = new URL(fromSource ? "./call-worker.ts" : "./call-worker.js", import.meta.url);
+  if (!fromSource) return new Worker(program, { workerData: settings });
+  const bootstrap = `import(${JSON.stringify(tsxLoaderApi())}).then((api) => { api.register(); return import(${JSON.stringify(program.href)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData: settings });
+}
+
+/** The URL of tsx's ES-module loader API (`tsx/esm/api`, its `import` entry), found through tsx's exports. */
+function tsxLoaderApi(): string {
+  const require = createRequire(import.meta.url);
+  const manifestPath = require.resolve("tsx/package.json");
+  const manifest = require(manifestPath) as { exports: Record<string, { import: { default: string } }> };
+  const entry = manifest.exports["./esm/api"]?.import.default;
+  if (!entry) throw new Error("tsx has no ES-module loader API");
+  return pathToFileURL(join(dirname(manifestPath), entry)).href;
+}
