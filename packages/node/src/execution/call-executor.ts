@@ -1,5 +1,6 @@
 import { type Block, createBlock } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
+import type { ExecResult } from "@ethereumjs/evm";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Address, createZeroAddress, hexToBytes } from "@ethereumjs/util";
 import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
@@ -10,6 +11,7 @@ import { callRequestTransaction } from "./call-request-tx.js";
 import { type CallResult, CallResultCache } from "./call-result-cache.js";
 import type { ChainView } from "./chain-view.js";
 import { OverlayStateManager } from "./overlay-state.js";
+import { runPlainCall } from "./plain-call.js";
 import { decodeRevertReason } from "./revert-reason.js";
 
 /** The outcome of one simulated transaction. */
@@ -95,13 +97,13 @@ export class CallExecutor {
    */
   async execute(request: CallRequest, block: Block): Promise<CallResult> {
     const gas = this.capGas(request.gas ?? this.gasCap, block);
-    const outcome = await this.run(request, block, gas);
+    const result = await this.runForOutput(request, block, gas);
     try {
-      throwOnFailure(outcome.result);
+      throwOnFailure(result);
     } catch (error) {
       return { error: error as Error };
     }
-    return { ok: outcome.returnValue };
+    return { ok: result.returnValue };
   }
 
   /** Finds the smallest gas limit (within 1.5 %) with which `request` succeeds, by binary search as geth does. */
@@ -121,7 +123,7 @@ export class CallExecutor {
     }
     const first = await this.run(request, block, hi);
     if (first.result.execResult.exceptionError) {
-      throwOnFailure(first.result);
+      throwOnFailure(first.result.execResult);
     }
     let lo = first.gasUsed - 1n;
     const optimistic = ((first.gasUsed + first.result.gasRefund + CALL_STIPEND) * 64n) / 63n;
@@ -240,6 +242,45 @@ export class CallExecutor {
     gasLimit: bigint,
     reportAccessList = false,
   ): Promise<CallOutcome> {
+    return this.inTurn(block, async (vm, context, rules) => {
+      const tx = callRequestTransaction(request, gasLimit, rules, block.header.baseFeePerGas ?? 0n);
+      const result = await runTx(vm, {
+        tx,
+        block: context(request),
+        skipNonce: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+        reportAccessList,
+      });
+      return { returnValue: result.execResult.returnValue, gasUsed: result.totalGasSpent, result };
+    });
+  }
+
+  /** Runs a call for its output only: a plain call straight through the EVM, any other through runTx. */
+  private runForOutput(request: CallRequest, block: Block, gasLimit: bigint): Promise<ExecResult> {
+    return this.inTurn(block, async (vm, context, rules) => {
+      const plain = await runPlainCall(vm, request, context(request), gasLimit);
+      if (plain) return plain;
+      const tx = callRequestTransaction(request, gasLimit, rules, block.header.baseFeePerGas ?? 0n);
+      const result = await runTx(vm, {
+        tx,
+        block: context(request),
+        skipNonce: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+      });
+      return result.execResult;
+    });
+  }
+
+  /**
+   * Runs `work` on the VM at `block` once the runs queued before it are done, on a fresh overlay
+   * that is dropped afterwards; a run that waited longer than `maxQueueWaitMs` is refused.
+   */
+  private inTurn<T>(
+    block: Block,
+    work: (vm: VM, context: (request: CallRequest) => Block, rules: Common) => Promise<T>,
+  ): Promise<T> {
     const enqueuedAt = performance.now();
     const job = this.lock.then(async () => {
       const waited = performance.now() - enqueuedAt;
@@ -248,19 +289,9 @@ export class CallExecutor {
       }
       const rules = this.rulesOf(block);
       const { vm, overlay } = await this.vmAt(block, rules);
-      const tx = callRequestTransaction(request, gasLimit, rules, block.header.baseFeePerGas ?? 0n);
-      const context = executionBlock(block, request, rules);
       overlay.reset();
       try {
-        const result = await runTx(vm, {
-          tx,
-          block: context,
-          skipNonce: true,
-          skipBlockGasLimitValidation: true,
-          skipHardForkValidation: true,
-          reportAccessList,
-        });
-        return { returnValue: result.execResult.returnValue, gasUsed: result.totalGasSpent, result };
+        return await work(vm, (request) => executionBlock(block, request, rules), rules);
       } catch (error) {
         throw new ExecutionError(cleanVmMessage(error));
       } finally {
@@ -283,11 +314,11 @@ export class CallExecutor {
   }
 }
 
-function throwOnFailure(result: RunTxResult): void {
-  const failure = result.execResult.exceptionError;
+function throwOnFailure(result: ExecResult): void {
+  const failure = result.exceptionError;
   if (!failure) return;
   if (failure.error === "revert") {
-    const data = result.execResult.returnValue;
+    const data = result.returnValue;
     throw new RevertError(decodeRevertReason(data), data);
   }
   throw new ExecutionError(failure.error);
