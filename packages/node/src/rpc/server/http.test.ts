@@ -56,6 +56,22 @@ describe("HTTP transport", () => {
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
   });
 
+  it("sends the CORS origin with every kind of answer", async () => {
+    const post = (url: string, body: string, type = "application/json") =>
+      fetch(url, { method: "POST", headers: { "content-type": type }, body });
+    const answers = [
+      await post(t.url, call("eth_chainId", [])),
+      await post(t.url, '{"jsonrpc":"2.0","method":"eth_chainId"}'),
+      await post(t.url, "{"),
+      await post(t.url, call("eth_chainId", []), "text/plain"),
+      await post(`${t.url}/nope`, call("eth_chainId", [])),
+      await fetch(t.url),
+      await fetch(`${t.url}/metrics`),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 204, 200, 415, 404, 405, 200]);
+    for (const answer of answers) expect(answer.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
   it("answers batches in order, skipping notifications", async () => {
     const body = `[${call("eth_chainId", [], 1)},{"jsonrpc":"2.0","method":"eth_chainId"},${call("net_version", [], "b")},${call("eth_nope", [], 3)}]`;
     const response = await rawRpc(t.url, body);

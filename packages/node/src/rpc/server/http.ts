@@ -61,9 +61,10 @@ export class HttpRpcServer {
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    res.setHeader("Access-Control-Allow-Origin", this.options.corsOrigin);
+    // Every answer carries the CORS origin, written with the status line (see `json` and `plain`).
     if (req.method === "OPTIONS") {
       res.writeHead(204, {
+        "Access-Control-Allow-Origin": this.options.corsOrigin,
         "Access-Control-Allow-Methods": "POST, GET, OPTIONS",
         "Access-Control-Allow-Headers": "Content-Type, X-API-Key, Authorization",
         "Access-Control-Max-Age": "86400",
@@ -71,7 +72,8 @@ export class HttpRpcServer {
       res.end();
       return;
     }
-    const path = (req.url ?? "/").split("?")[0];
+    const url = req.url ?? "/";
+    const path = url === "/" ? url : url.split("?")[0];
     if (path === "/metrics" && this.metrics !== undefined && req.method === "GET") {
       this.serveMetrics(res, this.metrics);
       return;
@@ -131,7 +133,7 @@ export class HttpRpcServer {
     answer.then(
       ({ body, status }) => {
         if (body === undefined) {
-          res.writeHead(204);
+          res.writeHead(204, { "Access-Control-Allow-Origin": this.options.corsOrigin });
           res.end();
           return;
         }
@@ -151,7 +153,10 @@ export class HttpRpcServer {
   private serveMetrics(res: ServerResponse, metrics: MetricsEndpoint): void {
     metrics.render().then(
       (text) => {
-        res.writeHead(200, { "Content-Type": metrics.contentType });
+        res.writeHead(200, {
+          "Access-Control-Allow-Origin": this.options.corsOrigin,
+          "Content-Type": metrics.contentType,
+        });
         res.end(text);
       },
       () => this.plain(res, 500, "internal error"),
@@ -159,12 +164,19 @@ export class HttpRpcServer {
   }
 
   private json(res: ServerResponse, status: number, body: string | Buffer): void {
-    res.writeHead(status, { "Content-Type": "application/json", "Content-Length": byteLength(body) });
+    res.writeHead(status, {
+      "Access-Control-Allow-Origin": this.options.corsOrigin,
+      "Content-Type": "application/json",
+      "Content-Length": byteLength(body),
+    });
     res.end(body);
   }
 
   private plain(res: ServerResponse, status: number, message: string): void {
-    res.writeHead(status, { "Content-Type": "text/plain" });
+    res.writeHead(status, {
+      "Access-Control-Allow-Origin": this.options.corsOrigin,
+      "Content-Type": "text/plain",
+    });
     res.end(message);
   }
 
