@@ -2,6 +2,7 @@ import { type Block, createBlock } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { ExecResult } from "@ethereumjs/evm";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
+import type { TypedTransaction } from "@ethereumjs/tx";
 import { Address, createZeroAddress, hexToBytes } from "@ethereumjs/util";
 import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
@@ -244,14 +245,7 @@ export class CallExecutor {
   ): Promise<CallOutcome> {
     return this.inTurn(block, async (vm, context, rules) => {
       const tx = callRequestTransaction(request, gasLimit, rules, block.header.baseFeePerGas ?? 0n);
-      const result = await runTx(vm, {
-        tx,
-        block: context(request),
-        skipNonce: true,
-        skipBlockGasLimitValidation: true,
-        skipHardForkValidation: true,
-        reportAccessList,
-      });
+      const result = await runCallTx(vm, tx, context(request), reportAccessList);
       return { returnValue: result.execResult.returnValue, gasUsed: result.totalGasSpent, result };
     });
   }
@@ -262,14 +256,7 @@ export class CallExecutor {
       const plain = await runPlainCall(vm, request, context(request), gasLimit);
       if (plain) return plain;
       const tx = callRequestTransaction(request, gasLimit, rules, block.header.baseFeePerGas ?? 0n);
-      const result = await runTx(vm, {
-        tx,
-        block: context(request),
-        skipNonce: true,
-        skipBlockGasLimitValidation: true,
-        skipHardForkValidation: true,
-      });
-      return result.execResult;
+      return (await runCallTx(vm, tx, context(request))).execResult;
     });
   }
 
@@ -312,6 +299,23 @@ export class CallExecutor {
     }
     return { vm: await this.cached.vm, overlay: this.cached.overlay };
   }
+}
+
+/** Runs a call's transaction: no nonce check, no block gas limit, the block's own rules. */
+function runCallTx(
+  vm: VM,
+  tx: TypedTransaction,
+  block: Block,
+  reportAccessList = false,
+): Promise<RunTxResult> {
+  return runTx(vm, {
+    tx,
+    block,
+    skipNonce: true,
+    skipBlockGasLimitValidation: true,
+    skipHardForkValidation: true,
+    reportAccessList,
+  });
 }
 
 function throwOnFailure(result: ExecResult): void {
