@@ -76,21 +76,38 @@ export class AccessControl {
     const { tier, subject } = identity;
     const limits = TIER_LIMITS[tier];
     const now = this.options.clock();
+    const consumed = this.options.limiter.consume({
+      subject,
+      perSecond: limits.perSecond ?? 0,
+      perDay: limits.perDay ?? 0,
+      cost,
+      now,
+    });
+    // A tier without limits is never refused when a limiter failure lets calls through: its calls
+    // are answered at once and counted as the limiter confirms (or fails) in the background.
+    if (
+      limits.perSecond === undefined &&
+      limits.perDay === undefined &&
+      this.options.onLimiterFailure === "open"
+    ) {
+      consumed.then(
+        () => {
+          this.limiterUp();
+          this.options.metrics?.countLimiterDecision(tier, "allowed");
+        },
+        (error: unknown) => {
+          this.limiterFailed(error);
+          this.options.metrics?.countLimiterDecision(tier, "failed_open");
+        },
+      );
+      return { allowed: true, tier, headers: {} };
+    }
     let outcome: LimitOutcome;
     try {
-      outcome = await this.options.limiter.consume({
-        subject,
-        perSecond: limits.perSecond ?? 0,
-        perDay: limits.perDay ?? 0,
-        cost,
-        now,
-      });
-      if (this.limiterDown) this.limiterDown = false;
+      outcome = await consumed;
+      this.limiterUp();
     } catch (error) {
-      if (!this.limiterDown) {
-        this.limiterDown = true;
-        this.options.warn?.(error);
-      }
+      this.limiterFailed(error);
       if (this.options.onLimiterFailure === "open") {
         this.options.metrics?.countLimiterDecision(tier, "failed_open");
         return { allowed: true, tier, headers: {} };
@@ -113,6 +130,18 @@ export class AccessControl {
       error: new RateLimitedError({ tier, limit, period, retryAfterMs }),
       headers: { ...headers, "Retry-After": String(Math.ceil(retryAfterMs / 1000)) },
     };
+  }
+
+  private limiterUp(): void {
+    if (this.limiterDown) this.limiterDown = false;
+  }
+
+  /** Warns once per outage. */
+  private limiterFailed(error: unknown): void {
+    if (!this.limiterDown) {
+      this.limiterDown = true;
+      this.options.warn?.(error);
+    }
   }
 }
 

@@ -37,11 +37,17 @@ export interface HttpRoutes {
  */
 export class GatewayHttpServer {
   readonly server: Server;
+  /** The CORS headers of every JSON-RPC answer. */
+  private readonly corsHeaders: Record<string, string>;
 
   constructor(
     private readonly config: GatewayConfig,
     private readonly routes: HttpRoutes,
   ) {
+    this.corsHeaders = {
+      "Access-Control-Allow-Origin": config.corsOrigin,
+      "Access-Control-Expose-Headers": EXPOSED_HEADERS,
+    };
     this.server = createServer(
       { keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 },
       (req, res) => {
@@ -134,28 +140,29 @@ export class GatewayHttpServer {
   /** JSON-RPC over `POST /` and `POST /rpc`, the hot path: reached without parsing the URL. */
   private async jsonRpc(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
-    res.setHeader("Access-Control-Allow-Origin", this.config.corsOrigin);
-    res.setHeader("Access-Control-Expose-Headers", EXPOSED_HEADERS);
+    // The CORS headers go out with the status line, in one writeHead (cheaper than setHeader first).
+    const cors = this.corsHeaders;
     const type = req.headers["content-type"] ?? "";
     if (!/^application\/json\s*(;|$)/i.test(type)) {
-      return sendPlain(res, 415, "invalid content type, only application/json is supported");
+      return sendPlain(res, 415, "invalid content type, only application/json is supported", cors);
     }
     const text = await this.readBody(req, res);
     if (text === undefined) return;
     const parsed = parseBody(text, this.config.maxBatch);
     const cost = parsed.kind === "batch" ? parsed.entries.length : 1;
     const decision = await this.routes.access.authorize(callerOf(req, this.config.trustProxy), cost);
+    const headers = { ...cors, ...decision.headers };
     if (!decision.allowed) {
       const status = decision.error.httpStatus;
       this.countCalls(parsed, decision, status);
-      return sendJson(res, status, encodeError(singleId(parsed), decision.error), decision.headers);
+      return sendJson(res, status, encodeError(singleId(parsed), decision.error), headers);
     }
     const answer = await this.routes.proxy.answer(parsed, text);
     if (answer.body === undefined) {
-      res.writeHead(204, decision.headers);
+      res.writeHead(204, headers);
       res.end();
     } else {
-      sendJson(res, answer.status, answer.body, decision.headers);
+      sendJson(res, answer.status, answer.body, headers);
     }
     this.countCalls(parsed, decision, answer.body === undefined ? 204 : answer.status);
     const method = parsed.kind === "single" && !isRejected(parsed.entry) ? parsed.entry.method : parsed.kind;
@@ -194,8 +201,7 @@ export class GatewayHttpServer {
   }
 
   private refuse(req: IncomingMessage, res: ServerResponse, error: RpcError): void {
-    res.setHeader("Connection", "close");
-    sendJson(res, error.httpStatus, encodeError("null", error));
+    sendJson(res, error.httpStatus, encodeError("null", error), { ...this.corsHeaders, Connection: "close" });
     req.resume();
   }
 
