@@ -76,20 +76,21 @@ export class AccessControl {
     const { tier, subject } = identity;
     const limits = TIER_LIMITS[tier];
     const now = this.options.clock();
+    // A tier without limits is never refused when a limiter failure lets calls through: its calls
+    // are answered at once and counted as the limiter confirms (or fails) in the background.
+    const deferred =
+      limits.perSecond === undefined &&
+      limits.perDay === undefined &&
+      this.options.onLimiterFailure === "open";
     const consumed = this.options.limiter.consume({
       subject,
       perSecond: limits.perSecond ?? 0,
       perDay: limits.perDay ?? 0,
       cost,
       now,
+      deferred,
     });
-    // A tier without limits is never refused when a limiter failure lets calls through: its calls
-    // are answered at once and counted as the limiter confirms (or fails) in the background.
-    if (
-      limits.perSecond === undefined &&
-      limits.perDay === undefined &&
-      this.options.onLimiterFailure === "open"
-    ) {
+    if (deferred) {
       consumed.then(
         () => {
           this.limiterUp();

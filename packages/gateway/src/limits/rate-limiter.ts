@@ -12,6 +12,11 @@ export interface LimitCharge {
   readonly cost: number;
   /** Milliseconds since the epoch, from the gateway's clock. */
   readonly now: number;
+  /**
+   * Nobody waits on this charge's outcome (an unlimited one, answered already): a limiter may group
+   * it with others over a short period before counting them.
+   */
+  readonly deferred?: boolean;
 }
 
 /** The counters after a charge (or as they stood when it was refused). */

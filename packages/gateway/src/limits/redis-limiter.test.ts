@@ -3,9 +3,10 @@ import { REDIS_URL, redisPrefix } from "../e2e/helpers.js";
 import { RedisRateLimiter } from "./redis-limiter.js";
 
 let limiter: RedisRateLimiter;
+const prefix = redisPrefix();
 
 beforeAll(async () => {
-  limiter = new RedisRateLimiter(REDIS_URL, redisPrefix());
+  limiter = new RedisRateLimiter(REDIS_URL, prefix);
   await limiter.ready();
 });
 
@@ -26,6 +27,32 @@ describe("Redis limiter under concurrent charges", () => {
     expect(outcomes.every((o) => o.allowed)).toBe(true);
     expect((await charge("key:enterprise-a", 1)).dayUsed).toBe(46);
     expect((await charge("key:enterprise-b", 1)).dayUsed).toBe(3);
+  });
+
+  it("counts deferred unlimited charges of several turns together, and counts what is left on close", async () => {
+    const now = Date.UTC(2026, 4, 2, 12);
+    const deferred = (target: RedisRateLimiter, cost: number) =>
+      target.consume({ subject: "key:enterprise-c", perSecond: 0, perDay: 0, cost, now, deferred: true });
+    const first = deferred(limiter, 2);
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = deferred(limiter, 3);
+    // One script call for both turns: both see the day's usage after the two charges.
+    expect((await first).dayUsed).toBe(5);
+    expect((await second).dayUsed).toBe(5);
+
+    const closing = new RedisRateLimiter(REDIS_URL, prefix);
+    await closing.ready();
+    const left = deferred(closing, 4);
+    await closing.close();
+    expect((await left).dayUsed).toBe(9);
+    const read = await limiter.consume({
+      subject: "key:enterprise-c",
+      perSecond: 0,
+      perDay: 0,
+      cost: 0,
+      now,
+    });
+    expect(read.dayUsed).toBe(9);
   });
 
   it("charges limited callers one by one, so concurrent calls beyond the limit are refused individually", async () => {

@@ -70,6 +70,9 @@ interface PendingUnlimited {
   readonly callers: { resolve(outcome: LimitOutcome): void; reject(error: unknown): void }[];
 }
 
+/** How long deferred charges (answered calls of unlimited tiers) wait to be counted together. */
+const DEFERRED_COUNT_MS = 50;
+
 /**
  * Counters in Redis, shared by every gateway instance: each request is one EVALSHA of a Lua script,
  * atomic across instances (concurrent requests' scripts are pipelined together). Call times come from the gateway's clock (kept in sync by NTP in a fleet).
@@ -82,6 +85,9 @@ export class RedisRateLimiter implements RateLimiter {
   private sequence = 0;
   /** Unlimited charges waiting for the next turn of the event loop, by subject and day. */
   private readonly unlimited = new Map<string, PendingUnlimited>();
+  /** Deferred unlimited charges, counted together every {@link DEFERRED_COUNT_MS}. */
+  private readonly deferred = new Map<string, PendingUnlimited>();
+  private deferredTimer: NodeJS.Timeout | undefined;
 
   constructor(
     url: string,
@@ -128,33 +134,44 @@ export class RedisRateLimiter implements RateLimiter {
    */
   consume(charge: LimitCharge): Promise<LimitOutcome> {
     if (charge.perSecond !== 0 || charge.perDay !== 0) return this.consumeNow(charge);
+    const pending = charge.deferred === true ? this.deferred : this.unlimited;
     const group = `${charge.subject}\n${utcDay(charge.now)}`;
     return new Promise((resolve, reject) => {
-      const waiting = this.unlimited.get(group);
+      const waiting = pending.get(group);
       if (waiting !== undefined) {
         waiting.cost += charge.cost;
         waiting.callers.push({ resolve, reject });
         return;
       }
-      this.unlimited.set(group, { charge, cost: charge.cost, callers: [{ resolve, reject }] });
-      if (this.unlimited.size === 1) setImmediate(() => this.flushUnlimited());
+      pending.set(group, { charge, cost: charge.cost, callers: [{ resolve, reject }] });
+      if (pending.size > 1) return;
+      if (pending === this.unlimited) setImmediate(() => this.flush(this.unlimited));
+      else this.deferredTimer = setTimeout(() => this.flushDeferred(), DEFERRED_COUNT_MS).unref();
     });
   }
 
-  /** Counts each waiting group of unlimited charges with one script call. */
-  private flushUnlimited(): void {
-    const groups = [...this.unlimited.values()];
-    this.unlimited.clear();
-    for (const group of groups) {
-      this.consumeNow({ ...group.charge, cost: group.cost }).then(
-        (outcome) => {
-          for (const caller of group.callers) caller.resolve(outcome);
-        },
-        (error: unknown) => {
-          for (const caller of group.callers) caller.reject(error);
-        },
-      );
-    }
+  private flushDeferred(): Promise<unknown> {
+    clearTimeout(this.deferredTimer);
+    this.deferredTimer = undefined;
+    return this.flush(this.deferred);
+  }
+
+  /** Counts each group of unlimited charges waiting in `pending` with one script call. */
+  private flush(pending: Map<string, PendingUnlimited>): Promise<unknown> {
+    const groups = [...pending.values()];
+    pending.clear();
+    return Promise.allSettled(
+      groups.map((group) =>
+        this.consumeNow({ ...group.charge, cost: group.cost }).then(
+          (outcome) => {
+            for (const caller of group.callers) caller.resolve(outcome);
+          },
+          (error: unknown) => {
+            for (const caller of group.callers) caller.reject(error);
+          },
+        ),
+      ),
+    );
   }
 
   private async consumeNow(charge: LimitCharge): Promise<LimitOutcome> {
@@ -185,8 +202,9 @@ export class RedisRateLimiter implements RateLimiter {
     await this.redis.ping();
   }
 
-  /** Closes the connection. */
+  /** Counts the deferred charges still waiting, then closes the connection. */
   async close(): Promise<void> {
+    await this.flushDeferred();
     this.redis.disconnect();
   }
 }

@@ -151,7 +151,7 @@ export class GatewayHttpServer {
     const parsed = parseBody(text, this.config.maxBatch);
     const cost = parsed.kind === "batch" ? parsed.entries.length : 1;
     const decision = await this.routes.access.authorize(callerOf(req, this.config.trustProxy), cost);
-    const headers = { ...cors, ...decision.headers };
+    const headers = hasAny(decision.headers) ? { ...cors, ...decision.headers } : cors;
     if (!decision.allowed) {
       const status = decision.error.httpStatus;
       this.countCalls(parsed, decision, status);
@@ -226,4 +226,9 @@ function singleId(parsed: ParsedBody): string {
 
 function tooLarge(limit: number): RpcError {
   return new InvalidRequestError(`request body too large, limit is ${limit} bytes`, 413);
+}
+
+function hasAny(headers: Record<string, string>): boolean {
+  for (const _ in headers) return true;
+  return false;
 }

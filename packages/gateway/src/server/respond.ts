@@ -7,11 +7,16 @@ export function sendJson(
   body: string,
   headers: Record<string, string> = {},
 ): void {
-  res.writeHead(status, {
-    ...headers,
-    "Content-Type": "application/json",
-    "Content-Length": Buffer.byteLength(body),
-  });
+  // One flat name/value list, no object spread: this runs once per answered call.
+  const list: (string | number)[] = [
+    "Content-Type",
+    "application/json",
+    "Content-Length",
+    Buffer.byteLength(body),
+  ];
+  for (const name in headers)
+    if (name !== "Content-Type" && name !== "Content-Length") list.push(name, headers[name]!);
+  res.writeHead(status, list);
   res.end(body);
 }
 
