@@ -132,6 +132,7 @@ export async function createNode(
     chainView,
     config.rpc.gasCap,
     config.rpc.maxQueueWaitMs,
+    { timeoutMs: config.rpc.evmTimeoutMs },
   );
   const senderRecovery = SenderRecovery.shared();
   // eth_call runs on worker threads that read the persistent store; an in-memory chain runs calls here.
@@ -160,7 +161,7 @@ export async function createNode(
       chainView,
       config.rpc.gasCap,
       config.rpc.maxQueueWaitMs,
-      callWorkers ? { offload: callWorkers } : {},
+      { timeoutMs: config.rpc.evmTimeoutMs, ...(callWorkers ? { offload: callWorkers } : {}) },
     ),
     subscriptions,
     filters,

@@ -22,3 +22,19 @@ describe("strata node --rpc.call-workers", () => {
       );
   });
 });
+
+describe("strata node --rpc.evmtimeout", () => {
+  it("sets the wall-clock limit of calls from a duration, 0 for none, 5 s by default", () => {
+    expect(config().rpc.evmTimeoutMs).toBe(5000);
+    expect(config("--rpc.evmtimeout", "500ms").rpc.evmTimeoutMs).toBe(500);
+    expect(config("--rpc.evmtimeout", "12s").rpc.evmTimeoutMs).toBe(12_000);
+    expect(config("--rpc.evmtimeout", "2m").rpc.evmTimeoutMs).toBe(120_000);
+    expect(config("--rpc.evmtimeout", "7").rpc.evmTimeoutMs).toBe(7000);
+    expect(config("--rpc.evmtimeout", "0").rpc.evmTimeoutMs).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it("refuses what is not a duration of at most an hour", () => {
+    for (const bad of ["1s5", "5h", "1.5s", "fast", "61m"])
+      expect(() => config("--rpc.evmtimeout", bad)).toThrow(/--rpc.evmtimeout: expected a duration/);
+  });
+});

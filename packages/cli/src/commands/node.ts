@@ -9,7 +9,7 @@ import {
   type StrataNode,
   ValidatorSettingsError,
 } from "@strata/node";
-import { type FlagSpec, type FlagValues, formatFlags, intFlag, parseFlags } from "../flags.js";
+import { durationFlag, type FlagSpec, type FlagValues, formatFlags, intFlag, parseFlags } from "../flags.js";
 import { untilSignal } from "../signals.js";
 import { UsageError } from "../usage-error.js";
 import { nodeAccessFromFlags, openNodeAccess } from "./node-access.js";
@@ -28,6 +28,11 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
     type: "string",
     description:
       "worker threads running eth_call; 0 runs calls on the main thread (default: one per core, up to 4)",
+  },
+  "rpc.evmtimeout": {
+    type: "string",
+    description:
+      "wall-clock limit of eth_call and eth_estimateGas, e.g. 5s or 500ms; 0 for none (default 5s)",
   },
   mining: { type: "string", description: "instant | interval | manual (default: the network's)" },
   "block-time": { type: "string", description: "seconds between blocks in interval mode" },
@@ -110,6 +115,9 @@ export function nodeConfigFromFlags(values: FlagValues) {
         ...(values["rpc.call-workers"] === undefined
           ? {}
           : { callWorkers: intFlag(values, "rpc.call-workers", 0, 0, 64) }),
+        ...(values["rpc.evmtimeout"] === undefined
+          ? {}
+          : { evmTimeoutMs: durationFlag(values, "rpc.evmtimeout", 0, 3_600_000) }),
       },
       mining: {
         ...(mining === undefined

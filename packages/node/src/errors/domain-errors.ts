@@ -87,9 +87,16 @@ export class UnknownResourceError extends DomainError {}
 /** A resource that cannot be served yet or here (not enough price history, contract absent): -32002. */
 export class UnavailableResourceError extends DomainError {}
 
-/** A trace that ran past its time budget (geth's "execution timeout"). */
-export class TraceTimeoutError extends ExecutionError {
+/** A call, estimate or trace that ran past its time budget (geth's "execution timeout"). */
+export class ExecutionTimeoutError extends ExecutionError {
   constructor() {
     super("execution timeout");
+  }
+}
+
+/** A call or estimate stopped because the client that asked for it disconnected. */
+export class RequestCancelledError extends ExecutionError {
+  constructor() {
+    super("request cancelled: the client disconnected");
   }
 }

@@ -5,12 +5,16 @@ import { startTestNode, type TestNode } from "../testing/test-node.js";
 let t: TestNode;
 let looper: string;
 
+/** Deploys runtime code `JUMPDEST PUSH1 0 JUMP` (loops until the gas runs out) on the node at `url`. */
+async function deployLooper(url: string): Promise<string> {
+  const { wallet, publicClient } = viemClients(url);
+  const hash = await wallet.sendTransaction({ data: "0x635b6000566000526004601cf3" });
+  return (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
+}
+
 beforeAll(async () => {
   t = await startTestNode({ rpc: { maxQueueWaitMs: 100 } });
-  const { wallet, publicClient } = viemClients(t.url);
-  // Runtime code `JUMPDEST PUSH1 0 JUMP`: loops until the gas runs out.
-  const hash = await wallet.sendTransaction({ data: "0x635b6000566000526004601cf3" });
-  looper = (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
+  looper = await deployLooper(t.url);
 });
 afterAll(() => t.stop());
 
@@ -45,5 +49,33 @@ describe("call execution limits", () => {
     const response = await rpc(t.url, "eth_estimateGas", [{ to: looper, gas: "0x186a0" }]);
     expect(response.error?.code).toBe(-32000);
     expect(response.error?.message).toBe("out of gas");
+  });
+});
+
+describe("call wall-clock limit", () => {
+  let limited: TestNode;
+  let loop: string;
+
+  beforeAll(async () => {
+    limited = await startTestNode({ rpc: { evmTimeoutMs: 300 } });
+    loop = await deployLooper(limited.url);
+  });
+  afterAll(() => limited.stop());
+
+  it("stops calls, estimates and access lists that run past it with -32000 execution timeout", async () => {
+    const timeout = { code: -32000, message: "execution timeout" };
+    expect((await rpc(limited.url, "eth_call", [{ to: loop }, "latest"])).error).toEqual(timeout);
+    // A contract creation whose init code loops: the full-transaction path.
+    expect((await rpc(limited.url, "eth_call", [{ data: "0x5b5f56" }, "latest"])).error).toEqual(timeout);
+    expect((await rpc(limited.url, "eth_estimateGas", [{ to: loop }])).error).toEqual(timeout);
+    expect((await rpc(limited.url, "eth_createAccessList", [{ to: loop }])).error).toEqual(timeout);
+  });
+
+  it("runs later calls as before, and does not remember a timeout as the call's outcome", async () => {
+    await rpc(limited.url, "eth_call", [{ to: loop }, "latest"]);
+    const outOfGas = await rpc(limited.url, "eth_call", [{ to: loop, gas: "0x186a0" }, "latest"]);
+    expect(outOfGas.error).toEqual({ code: -32000, message: "out of gas" });
+    const again = await rpc(limited.url, "eth_call", [{ to: loop }, "latest"]);
+    expect(again.error).toEqual({ code: -32000, message: "execution timeout" });
   });
 });

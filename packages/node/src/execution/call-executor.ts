@@ -7,13 +7,20 @@ import { Address, createZeroAddress, hexToBytes } from "@ethereumjs/util";
 import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { CallRequest } from "@strata/protocol";
-import { BusyError, ExecutionError, RevertError } from "../errors/domain-errors.js";
+import {
+  BusyError,
+  ExecutionError,
+  ExecutionTimeoutError,
+  RequestCancelledError,
+  RevertError,
+} from "../errors/domain-errors.js";
 import { callRequestTransaction } from "./call-request-tx.js";
 import { type CallResult, CallResultCache } from "./call-result-cache.js";
 import type { ChainView } from "./chain-view.js";
 import { OverlayStateManager } from "./overlay-state.js";
 import { runPlainCall } from "./plain-call.js";
 import { decodeRevertReason } from "./revert-reason.js";
+import { checkRunLimit, enforceRunLimits, limitEvm, type RunLimit, runLimit } from "./run-limits.js";
 
 /** The outcome of one simulated transaction. */
 export interface CallOutcome {
@@ -31,7 +38,7 @@ export interface AccessListOutcome {
 
 /** Somewhere else `eth_call` can run (worker threads); undefined when it cannot take this one. */
 export interface CallOffload {
-  call(request: CallRequest, block: Block): Promise<CallResult | undefined>;
+  call(request: CallRequest, block: Block, limit: RunLimit): Promise<CallResult | undefined>;
 }
 
 /** Options of a {@link CallExecutor}. */
@@ -40,6 +47,8 @@ export interface CallExecutorOptions {
   readonly cacheResults?: boolean;
   /** Where `call` runs when it can, instead of this thread. */
   readonly offload?: CallOffload;
+  /** Wall-clock time a call, estimate or access list may take (default: no limit). */
+  readonly timeoutMs?: number;
 }
 
 const CALL_STIPEND = 2300n;
@@ -49,7 +58,9 @@ const TRANSFER_GAS = 21_000n;
 /**
  * Runs read-only transactions (`eth_call`, `eth_estimateGas`, `eth_createAccessList`) against the
  * state after a given block. Each run is discarded; runs are serialised, and a run that waited
- * longer than `maxQueueWaitMs` for its turn is refused instead of adding to the backlog.
+ * longer than `maxQueueWaitMs` for its turn is refused instead of adding to the backlog. A request
+ * that takes longer than `timeoutMs` in all stops with "execution timeout", and one whose signal is
+ * aborted (its client disconnected) stops at once.
  */
 export class CallExecutor {
   private cached:
@@ -62,6 +73,7 @@ export class CallExecutor {
   private lock: Promise<unknown> = Promise.resolve();
   private readonly results: CallResultCache | undefined;
   private readonly offload: CallOffload | undefined;
+  private readonly timeoutMs: number;
 
   constructor(
     private readonly common: Common,
@@ -74,19 +86,25 @@ export class CallExecutor {
   ) {
     this.results = options.cacheResults === false ? undefined : new CallResultCache();
     this.offload = options.offload;
+    this.timeoutMs = options.timeoutMs ?? Number.POSITIVE_INFINITY;
   }
 
   /**
    * Executes `request` on top of `block` and returns its return data; a revert throws
    * {@link RevertError}. Outcomes are remembered per (block, request) in a bounded cache. With an
-   * offload (worker threads), calls run there whenever a worker can take them.
+   * offload (worker threads), calls run there whenever a worker can take them. `signal` calls the
+   * run off (its client has gone).
    */
-  async call(request: CallRequest, block: Block): Promise<Uint8Array> {
+  async call(request: CallRequest, block: Block, signal?: AbortSignal): Promise<Uint8Array> {
     const blockHash = block.hash();
-    const cached = this.results?.get(blockHash, request);
-    const outcome =
-      cached ?? (await this.offload?.call(request, block)) ?? (await this.execute(request, block));
-    if (!cached) this.results?.set(blockHash, request, outcome);
+    let outcome = this.results?.get(blockHash, request);
+    if (!outcome) {
+      const limit = runLimit(this.timeoutMs, signal);
+      checkRunLimit(limit);
+      outcome =
+        (await this.offload?.call(request, block, limit)) ?? (await this.execute(request, block, limit));
+      this.results?.set(blockHash, request, outcome);
+    }
     if ("error" in outcome) throw outcome.error;
     return outcome.ok;
   }
@@ -94,11 +112,11 @@ export class CallExecutor {
   /**
    * Executes `request` on top of `block` here, uncached: its return data, or the revert or failure
    * it ended with. Throws (rather than returns) what does not follow from the request and state
-   * alone: a busy queue, or a transaction the VM refused to start.
+   * alone: a busy queue, a transaction the VM refused to start, or the end of `limit`.
    */
-  async execute(request: CallRequest, block: Block): Promise<CallResult> {
+  async execute(request: CallRequest, block: Block, limit: RunLimit): Promise<CallResult> {
     const gas = this.capGas(request.gas ?? this.gasCap, block);
-    const result = await this.runForOutput(request, block, gas);
+    const result = await this.runForOutput(request, block, gas, limit);
     try {
       throwOnFailure(result);
     } catch (error) {
@@ -108,7 +126,8 @@ export class CallExecutor {
   }
 
   /** Finds the smallest gas limit (within 1.5 %) with which `request` succeeds, by binary search as geth does. */
-  async estimateGas(request: CallRequest, block: Block): Promise<bigint> {
+  async estimateGas(request: CallRequest, block: Block, signal?: AbortSignal): Promise<bigint> {
+    const limit = runLimit(this.timeoutMs, signal);
     let hi = this.capGas(request.gas ?? block.header.gasLimit, block);
     const feeCap = request.maxFeePerGas ?? request.gasPrice ?? 0n;
     if (feeCap > 0n && request.from) {
@@ -119,17 +138,17 @@ export class CallExecutor {
       if (allowance < hi) hi = allowance;
     }
     if (await this.isPlainTransfer(request, block)) {
-      const transfer = await this.run(request, block, TRANSFER_GAS);
+      const transfer = await this.run(request, block, TRANSFER_GAS, limit);
       if (!transfer.result.execResult.exceptionError) return TRANSFER_GAS;
     }
-    const first = await this.run(request, block, hi);
+    const first = await this.run(request, block, hi, limit);
     if (first.result.execResult.exceptionError) {
       throwOnFailure(first.result.execResult);
     }
     let lo = first.gasUsed - 1n;
     const optimistic = ((first.gasUsed + first.result.gasRefund + CALL_STIPEND) * 64n) / 63n;
     if (optimistic < hi) {
-      const tryOptimistic = await this.run(request, block, optimistic);
+      const tryOptimistic = await this.run(request, block, optimistic, limit);
       if (tryOptimistic.result.execResult.exceptionError) lo = optimistic;
       else hi = optimistic;
     }
@@ -137,8 +156,8 @@ export class CallExecutor {
       if (Number(hi - lo) / Number(hi) < ESTIMATE_ERROR_RATIO) break;
       let mid = (hi + lo) / 2n;
       if (mid > lo * 2n) mid = lo * 2n;
-      const attempt = await this.run(request, block, mid).catch((error: unknown) => {
-        if (error instanceof BusyError) throw error;
+      const attempt = await this.run(request, block, mid, limit).catch((error: unknown) => {
+        if (error instanceof BusyError || isStopped(error)) throw error;
         return undefined;
       });
       if (!attempt || attempt.result.execResult.exceptionError) lo = mid;
@@ -148,9 +167,14 @@ export class CallExecutor {
   }
 
   /** Builds the access list `request` touches and the gas it uses with that list. */
-  async createAccessList(request: CallRequest, block: Block): Promise<AccessListOutcome> {
+  async createAccessList(
+    request: CallRequest,
+    block: Block,
+    signal?: AbortSignal,
+  ): Promise<AccessListOutcome> {
+    const limit = runLimit(this.timeoutMs, signal);
     const gas = this.capGas(request.gas ?? this.gasCap, block);
-    const traced = await this.run(request, block, gas, true);
+    const traced = await this.run(request, block, gas, limit, true);
     const excluded = new Set<string>([
       (request.from ?? createZeroAddress().toString()).toLowerCase(),
       ...(request.to ? [request.to.toLowerCase()] : []),
@@ -172,6 +196,7 @@ export class CallExecutor {
       { ...request, accessList: accessList as CallRequest["accessList"] },
       block,
       gas,
+      limit,
     );
     const failure = withList.result.execResult.exceptionError;
     const base = { accessList, gasUsed: withList.gasUsed };
@@ -241,9 +266,10 @@ export class CallExecutor {
     request: CallRequest,
     block: Block,
     gasLimit: bigint,
+    limit: RunLimit,
     reportAccessList = false,
   ): Promise<CallOutcome> {
-    return this.inTurn(block, async (vm, context, rules) => {
+    return this.inTurn(block, limit, async (vm, context, rules) => {
       const tx = callRequestTransaction(request, gasLimit, rules, block.header.baseFeePerGas ?? 0n);
       const result = await runCallTx(vm, tx, context(request), reportAccessList);
       return { returnValue: result.execResult.returnValue, gasUsed: result.totalGasSpent, result };
@@ -251,8 +277,13 @@ export class CallExecutor {
   }
 
   /** Runs a call for its output only: a plain call straight through the EVM, any other through runTx. */
-  private runForOutput(request: CallRequest, block: Block, gasLimit: bigint): Promise<ExecResult> {
-    return this.inTurn(block, async (vm, context, rules) => {
+  private runForOutput(
+    request: CallRequest,
+    block: Block,
+    gasLimit: bigint,
+    limit: RunLimit,
+  ): Promise<ExecResult> {
+    return this.inTurn(block, limit, async (vm, context, rules) => {
       const plain = await runPlainCall(vm, request, context(request), gasLimit);
       if (plain) return plain;
       const tx = callRequestTransaction(request, gasLimit, rules, block.header.baseFeePerGas ?? 0n);
@@ -262,10 +293,12 @@ export class CallExecutor {
 
   /**
    * Runs `work` on the VM at `block` once the runs queued before it are done, on a fresh overlay
-   * that is dropped afterwards; a run that waited longer than `maxQueueWaitMs` is refused.
+   * that is dropped afterwards; a run that waited longer than `maxQueueWaitMs` is refused, and one
+   * stopped by `limit` leaves a VM that is not used again.
    */
   private inTurn<T>(
     block: Block,
+    limit: RunLimit,
     work: (vm: VM, context: (request: CallRequest) => Block, rules: Common) => Promise<T>,
   ): Promise<T> {
     const enqueuedAt = performance.now();
@@ -274,14 +307,20 @@ export class CallExecutor {
       if (waited > this.maxQueueWaitMs) {
         throw new BusyError(`execution queue wait exceeded ${this.maxQueueWaitMs} ms`, Math.ceil(waited));
       }
+      checkRunLimit(limit);
       const rules = this.rulesOf(block);
       const { vm, overlay } = await this.vmAt(block, rules);
       overlay.reset();
+      limitEvm(vm.evm, limit);
       try {
         return await work(vm, (request) => executionBlock(block, request, rules), rules);
       } catch (error) {
-        throw new ExecutionError(cleanVmMessage(error));
+        if (!isStopped(error)) throw new ExecutionError(cleanVmMessage(error));
+        // A run stopped between two steps leaves its call frames' journal entries behind.
+        this.cached = undefined;
+        throw error;
       } finally {
+        limitEvm(vm.evm, undefined);
         overlay.reset();
       }
     });
@@ -294,7 +333,9 @@ export class CallExecutor {
     if (!this.cached || this.cached.common !== common || Buffer.compare(this.cached.root, root) !== 0) {
       const keccak = common.customCrypto.keccak256 ?? keccak_256;
       const overlay = new OverlayStateManager(this.stateAt(block), keccak);
-      const vm = createVM({ common, stateManager: overlay, blockchain: this.chainView });
+      const vm = enforceRunLimits().then(() =>
+        createVM({ common, stateManager: overlay, blockchain: this.chainView }),
+      );
       this.cached = { root, common, vm, overlay };
     }
     return { vm: await this.cached.vm, overlay: this.cached.overlay };
@@ -316,6 +357,11 @@ function runCallTx(
     skipHardForkValidation: true,
     reportAccessList,
   });
+}
+
+/** Whether `error` is a run's limit ending it (timeout or cancellation), rather than its outcome. */
+function isStopped(error: unknown): boolean {
+  return error instanceof ExecutionTimeoutError || error instanceof RequestCancelledError;
 }
 
 function throwOnFailure(result: ExecResult): void {

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createBlock } from "@ethereumjs/block";
@@ -7,20 +8,39 @@ import { TestToken } from "@strata/contracts";
 import { CallRequest } from "@strata/protocol";
 import { type Address, encodeFunctionData, type Hex, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { rpc, viemClients } from "../e2e/clients.js";
-import { ExecutionError, RevertError } from "../errors/domain-errors.js";
+import {
+  ExecutionError,
+  ExecutionTimeoutError,
+  RequestCancelledError,
+  RevertError,
+} from "../errors/domain-errors.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
 import type { CallResult } from "./call-result-cache.js";
 import { CallWorkerPool } from "./call-worker-pool.js";
+import { runLimit } from "./run-limits.js";
 
 const HOLDER = "0x00000000000000000000000000000000000000aa";
 // Creation code that returns blockhash(NUMBER - 1): NUMBER PUSH1 1 SWAP1 SUB BLOCKHASH PUSH0 MSTORE PUSH1 32 PUSH0 RETURN.
 const PARENT_HASH_CODE = "0x4360019003405f5260205ff3";
+// Creation code of a contract whose code, `JUMPDEST PUSH1 0 JUMP`, loops until its gas runs out.
+const LOOPER_CODE = "0x635b6000566000526004601cf3";
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Deploys the looping contract on the node at `url`. */
+async function deployLooper(url: string): Promise<Address> {
+  const { wallet, publicClient } = viemClients(url);
+  const hash = await wallet.sendTransaction({ data: LOOPER_CODE });
+  return (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
+}
 
 let datadir: string;
 let t: TestNode;
 let pool: CallWorkerPool;
 let token: Address;
+let looper: Address;
 let beforeTransfer: bigint;
 
 /** An eth_call through the node's HTTP API, which runs it on the main thread (no workers there). */
@@ -32,7 +52,7 @@ async function inThread(request: Record<string, unknown>, block: bigint) {
 function onWorkers(request: Record<string, unknown>, block: bigint): Promise<CallResult | undefined> {
   const stored = t.node.chain.blockByNumber(block);
   if (!stored) throw new Error(`no block ${block}`);
-  return pool.call(CallRequest.parse(request), stored);
+  return pool.call(CallRequest.parse(request), stored, runLimit(5_000));
 }
 
 function ok(result: CallResult | undefined): Hex {
@@ -70,6 +90,7 @@ beforeAll(async () => {
   token = receipt.contractAddress!;
   beforeTransfer = receipt.blockNumber;
   await transfer(1000n);
+  looper = await deployLooper(t.url);
   pool = new CallWorkerPool(
     {
       chaindata: join(datadir, "chaindata"),
@@ -139,13 +160,28 @@ describe("eth_call on worker threads", () => {
     }
   });
 
+  it("stops a call at its time limit, and one that is called off, then goes on serving", async () => {
+    const head = t.node.chain.head;
+    const loop = CallRequest.parse({ to: looper });
+    await expect(pool.call(loop, head, runLimit(200))).rejects.toBeInstanceOf(ExecutionTimeoutError);
+    const controller = new AbortController();
+    const called = pool.call(loop, head, runLimit(60_000, controller.signal));
+    await wait(100);
+    controller.abort();
+    await expect(called).rejects.toBeInstanceOf(RequestCancelledError);
+    const number = head.header.number;
+    expect(ok(await onWorkers(balanceOf(HOLDER), number))).toBe(
+      (await inThread(balanceOf(HOLDER), number)).result,
+    );
+  });
+
   it("leaves a block it cannot see to the caller", async () => {
     const head = t.node.chain.head;
     const unknown = createBlock(
       { header: { ...head.header.toJSON(), number: head.header.number + 100n } },
       { common: head.common, skipConsensusFormatValidation: true },
     );
-    expect(await pool.call(CallRequest.parse(balanceOf(HOLDER)), unknown)).toBeUndefined();
+    expect(await pool.call(CallRequest.parse(balanceOf(HOLDER)), unknown, runLimit(5_000))).toBeUndefined();
   });
 
   it("closes its workers, then leaves every call to the caller; the node's store stays usable", async () => {
@@ -160,9 +196,9 @@ describe("eth_call on worker threads", () => {
     );
     await other.ready();
     const head = t.node.chain.head;
-    expect(await other.call(CallRequest.parse(balanceOf(HOLDER)), head)).toBeDefined();
+    expect(await other.call(CallRequest.parse(balanceOf(HOLDER)), head, runLimit(5_000))).toBeDefined();
     await other.close();
-    expect(await other.call(CallRequest.parse(balanceOf(HOLDER)), head)).toBeUndefined();
+    expect(await other.call(CallRequest.parse(balanceOf(HOLDER)), head, runLimit(5_000))).toBeUndefined();
     expect(BigInt((await inThread(balanceOf(HOLDER), head.header.number)).result as string)).toBe(1003n);
   });
 });
@@ -220,5 +256,66 @@ describe("a node with a persistent store", () => {
       }),
     ).rejects.toThrow(/from a worker/);
     expect(await workerCalls()).toBe(before + 2);
+  });
+});
+
+describe("a node whose call workers outlive their clients", () => {
+  let dir: string;
+  let n: TestNode;
+  let loop: Address;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "strata-call-cancel-"));
+    // One worker, calls of minutes of gas and no time limit to speak of: only a disconnect stops
+    // the looping call before the next call, queued behind it on the worker, can run.
+    n = await startTestNode({
+      datadir: dir,
+      rpc: { callWorkers: 1, evmTimeoutMs: 600_000, gasCap: 10_000_000_000n },
+    });
+    loop = await deployLooper(n.url);
+    // The first calls run in-thread while the worker starts; wait until calls reach it.
+    let gas = 100_000;
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      await rpc(n.url, "eth_call", [{ to: loop, gas: `0x${(gas++).toString(16)}` }, "latest"]);
+      const text = await (await fetch(n.url.replace(/\/?$/, "/metrics"))).text();
+      if (Number(/^strata_call_worker_calls_total (\d+)/m.exec(text)?.[1]) > 0) break;
+      await wait(50);
+    }
+  });
+  afterAll(async () => {
+    await n?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A call queued behind the looping one: answered (out of gas) within seconds only if that one stopped. */
+  async function nextCall(): Promise<unknown> {
+    const answer = rpc(n.url, "eth_call", [{ to: loop, gas: "0x30d40" }, "latest"]);
+    const late = wait(10_000).then(() => ({ error: "no answer: the looping call still runs" }));
+    return (await Promise.race([answer, late])) as { error?: unknown };
+  }
+
+  it("stops an HTTP client's call when its connection closes", async () => {
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "eth_call",
+      params: [{ to: loop }, "latest"],
+    });
+    const gone = httpRequest(n.url, { method: "POST", headers: { "Content-Type": "application/json" } });
+    gone.on("error", () => {});
+    gone.end(body);
+    await wait(300);
+    gone.destroy();
+    expect(await nextCall()).toMatchObject({ error: { code: -32000, message: "out of gas" } });
+  });
+
+  it("stops a WebSocket client's calls when the socket closes", async () => {
+    const ws = new WebSocket(n.url.replace(/^http/, "ws"));
+    await new Promise((resolve) => ws.once("open", resolve));
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ to: loop }, "latest"] }));
+    await wait(300);
+    ws.terminate();
+    expect(await nextCall()).toMatchObject({ error: { code: -32000, message: "out of gas" } });
   });
 });

@@ -5,10 +5,25 @@ import { Worker } from "node:worker_threads";
 import type { Block } from "@ethereumjs/block";
 import type { CallRequest } from "@strata/protocol";
 import type { Logger } from "pino";
-import { BusyError, ExecutionError, RevertError } from "../errors/domain-errors.js";
+import {
+  BusyError,
+  ExecutionError,
+  ExecutionTimeoutError,
+  RequestCancelledError,
+  RevertError,
+} from "../errors/domain-errors.js";
 import type { CallOffload } from "./call-executor.js";
 import type { CallResult } from "./call-result-cache.js";
-import type { CallWorkerAnswer, CallWorkerReady, CallWorkerSettings } from "./call-worker-messages.js";
+import {
+  CANCEL_SLOTS,
+  type CallWorkerAnswer,
+  type CallWorkerData,
+  type CallWorkerJob,
+  type CallWorkerReady,
+  type CallWorkerSettings,
+  cancel,
+} from "./call-worker-messages.js";
+import { type RunLimit, timeLeft } from "./run-limits.js";
 
 /** How long a worker may take to finish its calls and close its store when the pool closes. */
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -21,6 +36,8 @@ interface Pending {
 /** One worker thread and the calls it has not answered yet. */
 interface Slot {
   readonly worker: Worker;
+  /** The flags that call the worker's jobs off (shared with it). */
+  readonly cancels: Int32Array;
   readonly pending: Map<number, Pending>;
   ready: boolean;
   /** Settles once the worker can take calls, or has exited. */
@@ -50,19 +67,24 @@ export class CallWorkerPool implements CallOffload {
   ) {}
 
   /**
-   * Runs `request` at `block` on a worker: its outcome, or undefined when no worker can run it
-   * (none ready, or the worker cannot see the block) and the caller should run it itself.
+   * Runs `request` at `block` on a worker within `limit`: its outcome, or undefined when no worker
+   * can run it (none ready, or the worker cannot see the block) and the caller should run it itself.
+   * When the limit's signal is aborted, the worker stops the call (it sees a shared flag).
    */
-  call(request: CallRequest, block: Block): Promise<CallResult | undefined> {
+  call(request: CallRequest, block: Block, limit: RunLimit): Promise<CallResult | undefined> {
     this.start();
     const slot = this.pick();
     if (!slot) return Promise.resolve(undefined);
     const id = this.nextId++;
     this.dispatched++;
-    return new Promise((resolve, reject) => {
+    const { signal } = limit;
+    const callOff = (): void => cancel(slot.cancels, id);
+    signal?.addEventListener("abort", callOff, { once: true });
+    return new Promise<CallResult | undefined>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, request, blockHash: block.hash() });
-    });
+      const job: CallWorkerJob = { id, request, blockHash: block.hash(), timeoutMs: timeLeft(limit) };
+      slot.worker.postMessage(job);
+    }).finally(() => signal?.removeEventListener("abort", callOff));
   }
 
   /** Starts the workers unless started, and settles once each can take calls (or has failed to start). */
@@ -71,7 +93,7 @@ export class CallWorkerPool implements CallOffload {
     await Promise.all(this.slots.map((slot) => slot.started));
   }
 
-  /** Lets every worker finish its calls, close its store and exit. */
+  /** Lets every worker finish its calls, close its store and exit; calls a worker has not answered within 10 s fail. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -100,9 +122,11 @@ export class CallWorkerPool implements CallOffload {
   }
 
   private spawn(settings: CallWorkerSettings): Slot {
-    const worker = startWorker(settings);
+    const cancels = new SharedArrayBuffer(CANCEL_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+    const worker = startWorker({ ...settings, cancels });
     const slot: Slot = {
       worker,
+      cancels: new Int32Array(cancels),
       pending: new Map(),
       ready: false,
       started: Promise.resolve(),
@@ -116,8 +140,11 @@ export class CallWorkerPool implements CallOffload {
       worker.once("exit", (code) => {
         slot.ready = false;
         if (!this.closed) this.log?.warn({ code }, "eth_call worker exited; calls run in-thread");
-        // Calls it had not answered run in-thread instead.
-        for (const pending of slot.pending.values()) pending.resolve(undefined);
+        // Calls it had not answered run in-thread instead, unless the node is stopping.
+        for (const pending of slot.pending.values()) {
+          if (this.closed) pending.reject(new ExecutionError("call stopped: the node is shutting down"));
+          else pending.resolve(undefined);
+        }
         slot.pending.clear();
         started();
         resolve();
@@ -143,6 +170,8 @@ export class CallWorkerPool implements CallOffload {
 function settle(answer: CallWorkerAnswer, pending: Pending): void {
   if (answer.kind === "busy") pending.reject(new BusyError(answer.message, answer.retryAfterMs));
   else if (answer.kind === "refused") pending.reject(new ExecutionError(answer.message));
+  else if (answer.kind === "timeout") pending.reject(new ExecutionTimeoutError());
+  else if (answer.kind === "cancelled") pending.reject(new RequestCancelledError());
   else if (answer.kind === "crashed") pending.reject(new Error(answer.message));
   else pending.resolve(outcomeOf(answer));
 }
@@ -159,7 +188,7 @@ function outcomeOf(answer: CallWorkerAnswer): CallResult | undefined {
  * Starts the worker program: the built module next to this one, or, when this module runs from its
  * TypeScript source (tests), the source module through tsx's loader, which workers do not inherit.
  */
-function startWorker(settings: CallWorkerSettings): Worker {
+function startWorker(settings: CallWorkerData): Worker {
   const fromSource = import.meta.url.endsWith(".ts");
   const program = new URL(fromSource ? "./call-worker.ts" : "./call-worker.js", import.meta.url);
   if (!fromSource) return new Worker(program, { workerData: settings });

@@ -6,20 +6,33 @@
 import { isMainThread, type MessagePort, parentPort, workerData } from "node:worker_threads";
 import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import { BusyError, ExecutionError, RevertError } from "../errors/domain-errors.js";
+import {
+  BusyError,
+  ExecutionError,
+  ExecutionTimeoutError,
+  RequestCancelledError,
+  RevertError,
+} from "../errors/domain-errors.js";
 import { ChainStore } from "../storage/chain-store.js";
 import { LmdbKV } from "../storage/lmdb-kv.js";
 import { TrieDatabase } from "../storage/trie-db.js";
 import { CallExecutor } from "./call-executor.js";
-import type { CallWorkerAnswer, CallWorkerJob, CallWorkerSettings } from "./call-worker-messages.js";
+import {
+  type CallWorkerAnswer,
+  type CallWorkerData,
+  type CallWorkerJob,
+  isCancelled,
+} from "./call-worker-messages.js";
 import { ChainView } from "./chain-view.js";
 import { createChainCommon } from "./common.js";
+import { type RunLimit, runLimit } from "./run-limits.js";
 import { StateFactory } from "./state-factory.js";
 
 /** States kept warm per state root (the head, and the block before it while calls still name it). */
 const WARM_STATES = 2;
 
-async function serve(port: MessagePort, settings: CallWorkerSettings): Promise<void> {
+async function serve(port: MessagePort, settings: CallWorkerData): Promise<void> {
+  const cancels = new Int32Array(settings.cancels);
   const kv = new LmdbKV(settings.chaindata);
   const common = await createChainCommon(settings.network);
   const states = new StateFactory(new TrieDatabase(kv), common);
@@ -56,7 +69,8 @@ async function serve(port: MessagePort, settings: CallWorkerSettings): Promise<v
       return;
     }
     running++;
-    void answer(job, store, executor).then((reply) => {
+    const limit = runLimit(job.timeoutMs, undefined, () => isCancelled(cancels, job.id));
+    void answer(job, store, executor, limit).then((reply) => {
       running--;
       port.postMessage(reply);
       closeWhenIdle();
@@ -69,17 +83,20 @@ async function answer(
   job: CallWorkerJob,
   store: ChainStore,
   executor: CallExecutor,
+  limit: RunLimit,
 ): Promise<CallWorkerAnswer> {
   const block = store.blockByHash(job.blockHash);
   if (!block) return { id: job.id, kind: "unavailable" };
   try {
-    const outcome = await executor.execute(job.request, block);
+    const outcome = await executor.execute(job.request, block, limit);
     if ("ok" in outcome) return { id: job.id, kind: "ok", data: outcome.ok };
     const { error } = outcome;
     if (error instanceof RevertError)
       return { id: job.id, kind: "reverted", reason: error.reason, data: error.data };
     return { id: job.id, kind: "failed", message: error.message };
   } catch (error) {
+    if (error instanceof ExecutionTimeoutError) return { id: job.id, kind: "timeout" };
+    if (error instanceof RequestCancelledError) return { id: job.id, kind: "cancelled" };
     if (error instanceof BusyError)
       return { id: job.id, kind: "busy", message: error.message, retryAfterMs: error.retryAfterMs };
     if (error instanceof ExecutionError) return { id: job.id, kind: "refused", message: error.message };
@@ -87,4 +104,4 @@ async function answer(
   }
 }
 
-if (!isMainThread && parentPort) void serve(parentPort, workerData as CallWorkerSettings);
+if (!isMainThread && parentPort) void serve(parentPort, workerData as CallWorkerData);

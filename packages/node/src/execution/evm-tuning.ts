@@ -1,7 +1,5 @@
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Common } from "@ethereumjs/common";
+import { interpreterPrototype } from "./evm-internals.js";
 
 interface JumpAnalysis {
   readonly jumps: Uint8Array;
@@ -43,26 +41,16 @@ let jumpAnalysisCached = false;
 export async function cacheJumpAnalysis(): Promise<void> {
   if (jumpAnalysisCached) return;
   jumpAnalysisCached = true;
-  try {
-    const require = createRequire(import.meta.url);
-    const cjsIndex = require.resolve("@ethereumjs/evm");
-    const esmInterpreter = join(dirname(cjsIndex), "..", "esm", "interpreter.js");
-    const module = (await import(pathToFileURL(esmInterpreter).href)) as {
-      Interpreter?: { prototype: InterpreterPrototype };
-    };
-    const prototype = module.Interpreter?.prototype;
-    if (!prototype || typeof prototype._getValidJumpDestinations !== "function") return;
-    const analyse = prototype._getValidJumpDestinations;
-    const cache = new WeakMap<Uint8Array, JumpAnalysis>();
-    prototype._getValidJumpDestinations = function (code: Uint8Array): JumpAnalysis {
-      let analysis = cache.get(code);
-      if (!analysis) {
-        analysis = analyse.call(this, code);
-        cache.set(code, analysis);
-      }
-      return analysis;
-    };
-  } catch {
-    // Keep the stock interpreter.
-  }
+  const prototype = (await interpreterPrototype()) as Partial<InterpreterPrototype> | undefined;
+  const analyse = prototype?._getValidJumpDestinations;
+  if (!prototype || typeof analyse !== "function") return;
+  const cache = new WeakMap<Uint8Array, JumpAnalysis>();
+  prototype._getValidJumpDestinations = function (code: Uint8Array): JumpAnalysis {
+    let analysis = cache.get(code);
+    if (!analysis) {
+      analysis = analyse.call(this, code);
+      cache.set(code, analysis);
+    }
+    return analysis;
+  };
 }

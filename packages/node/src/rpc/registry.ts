@@ -8,6 +8,8 @@ import type { SubscriptionSink } from "./subscriptions/subscription-sink.js";
 export interface RpcContext {
   /** The long-lived connection the request came over (WebSocket), which can receive notifications. */
   readonly connection?: SubscriptionSink;
+  /** Aborted once the client that sent the request has gone; long runs stop then. */
+  readonly signal?: AbortSignal;
 }
 
 type Schemas = readonly z.ZodType[];

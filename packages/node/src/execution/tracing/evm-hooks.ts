@@ -10,7 +10,7 @@ import {
   setLengthLeft,
 } from "@ethereumjs/util";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
-import { TraceTimeoutError } from "../../errors/domain-errors.js";
+import { ExecutionTimeoutError } from "../../errors/domain-errors.js";
 import type { EmittedLog, FrameType, Tracer } from "./tracer.js";
 import { CODE_STORE_OUT_OF_GAS, gethErrorMessage, REVERT } from "./vm-errors.js";
 
@@ -57,7 +57,7 @@ export async function runWithTracer(
   let failure: unknown;
 
   const checkDeadline = () => {
-    if (performance.now() > traced.deadline) throw new TraceTimeoutError();
+    if (performance.now() > traced.deadline) throw new ExecutionTimeoutError();
   };
   const commitPendingLog = (frame: ActiveFrame) => {
     if (!frame.pendingLog) return;

@@ -5,7 +5,12 @@ import { createVM, runTx, type VM } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { CallRequest } from "@strata/protocol";
 import type { Chain } from "../../chain/chain.js";
-import { BusyError, ExecutionError, NotFoundError, TraceTimeoutError } from "../../errors/domain-errors.js";
+import {
+  BusyError,
+  ExecutionError,
+  ExecutionTimeoutError,
+  NotFoundError,
+} from "../../errors/domain-errors.js";
 import type { BlockContext, BlockHooks, BlockTemplate } from "../block-executor.js";
 import type { ChainView } from "../chain-view.js";
 import { OverlayStateManager } from "../overlay-state.js";
@@ -96,7 +101,7 @@ export class TracingService {
           entries.push({ txHash, result: tracer.result() });
         } catch (error) {
           // After an aborted run the replayed state is unusable: only refusals are reported per entry.
-          if (error instanceof TraceTimeoutError || !(error instanceof ExecutionError)) throw error;
+          if (error instanceof ExecutionTimeoutError || !(error instanceof ExecutionError)) throw error;
           entries.push({ txHash, error: error.message });
         }
         logIndexBase += receipts[i]?.logs.length ?? 0;

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
@@ -9,6 +10,7 @@ import {
 } from "@strata/protocol";
 import type { NodeConfig } from "../../config/node-config.js";
 import type { DispatchResult, RpcDispatcher } from "../dispatcher.js";
+import type { RpcContext } from "../registry.js";
 import { authorize, bodyRefusal, callerOf, costOf, type RequestGate } from "./access.js";
 
 /** What `GET /metrics` serves: Prometheus text and its content type. */
@@ -113,18 +115,25 @@ export class HttpRpcServer {
     req.on("end", () => {
       if (refused) return;
       const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
-      if (this.gate === undefined) this.respond(res, this.dispatcher.dispatch(text));
-      else this.gated(req, res, text, this.gate);
+      const context = new HttpRequestContext(res);
+      if (this.gate === undefined) this.respond(res, this.dispatcher.dispatch(text, context));
+      else this.gated(req, res, text, this.gate, context);
     });
   }
 
   /** Charges the body's calls to its caller, then answers it or sends the gate's refusal. */
-  private gated(req: IncomingMessage, res: ServerResponse, text: string, gate: RequestGate): void {
+  private gated(
+    req: IncomingMessage,
+    res: ServerResponse,
+    text: string,
+    gate: RequestGate,
+    context: RpcContext,
+  ): void {
     const parsed = parseBody(text, this.options.maxBatch);
     void authorize(gate, callerOf(req), costOf(parsed)).then((decision) => {
       res.setHeader("Access-Control-Expose-Headers", EXPOSED_LIMIT_HEADERS);
       for (const [name, value] of Object.entries(decision.headers)) res.setHeader(name, value);
-      if (decision.allowed) this.respond(res, this.dispatcher.dispatchParsed(parsed));
+      if (decision.allowed) this.respond(res, this.dispatcher.dispatchParsed(parsed, context));
       else this.json(res, decision.error.httpStatus, bodyRefusal(parsed, decision.error));
     });
   }
@@ -184,6 +193,32 @@ export class HttpRpcServer {
     res.setHeader("Connection", "close");
     this.json(res, error.httpStatus, encodeError("null", error));
     req.resume();
+  }
+}
+
+/**
+ * The context of one HTTP request. Its signal, made when a method first asks for it (most never
+ * do), is aborted if the response's connection closes before the answer is written.
+ */
+class HttpRequestContext implements RpcContext {
+  #controller: AbortController | undefined;
+
+  constructor(private readonly res: ServerResponse) {}
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      const controller = new AbortController();
+      // The calls of a batch share it, each listening while it runs on a worker.
+      setMaxListeners(0, controller.signal);
+      this.#controller = controller;
+      const { res } = this;
+      if (res.destroyed) controller.abort();
+      else
+        res.once("close", () => {
+          if (!res.writableFinished) controller.abort();
+        });
+    }
+    return this.#controller.signal;
   }
 }
 

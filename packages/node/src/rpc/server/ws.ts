@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { encodeError, parseBody } from "@strata/protocol";
@@ -100,6 +101,11 @@ export class WebSocketRpcServer {
   private accept(ws: WebSocket, charged: ChargedCaller | undefined): void {
     const sink = createSink(ws, this.options.maxWsQueuedBytes);
     this.sinks.set(ws, sink);
+    // Calls still running when the connection goes are stopped.
+    const open = new AbortController();
+    // Each call running on a worker listens on it while in flight.
+    setMaxListeners(0, open.signal);
+    const context: RpcContext = { connection: sink, signal: open.signal };
     ws.on("message", (data, isBinary) => {
       if (isBinary) {
         ws.close(UNSUPPORTED_DATA, "binary frames are not supported");
@@ -107,9 +113,7 @@ export class WebSocketRpcServer {
       }
       const text = Array.isArray(data) ? Buffer.concat(data).toString("utf8") : data.toString("utf8");
       const answer =
-        charged === undefined
-          ? this.dispatcher.dispatch(text, { connection: sink })
-          : this.gated(text, { connection: sink }, charged);
+        charged === undefined ? this.dispatcher.dispatch(text, context) : this.gated(text, context, charged);
       answer.then(
         ({ body }) => {
           if (body !== undefined) sink.send(body);
@@ -117,8 +121,14 @@ export class WebSocketRpcServer {
         () => ws.terminate(),
       );
     });
-    ws.on("close", () => this.drop(ws, sink));
-    ws.on("error", () => this.drop(ws, sink));
+    ws.on("close", () => {
+      open.abort();
+      this.drop(ws, sink);
+    });
+    ws.on("error", () => {
+      open.abort();
+      this.drop(ws, sink);
+    });
   }
 
   /** Charges a message's calls to the connection's caller, then answers it or returns the refusal. */

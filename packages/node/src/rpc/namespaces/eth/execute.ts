@@ -7,21 +7,24 @@ export const executeMethods = {
   eth_call: defineMethod({
     params: [CallRequest, BlockSpec],
     required: 1,
-    handler: async ([request, at], services) => {
-      return toData(await services.calls.call(request, requireBlock(services, at)));
-    },
+    handler: async ([request, at], services, context) =>
+      toData(await services.calls.call(request, requireBlock(services, at), context.signal)),
   }),
   eth_estimateGas: defineMethod({
     params: [CallRequest, BlockSpec],
     required: 1,
-    handler: async ([request, at], services) =>
-      toQuantity(await services.calls.estimateGas(request, requireBlock(services, at))),
+    handler: async ([request, at], services, context) =>
+      toQuantity(await services.calls.estimateGas(request, requireBlock(services, at), context.signal)),
   }),
   eth_createAccessList: defineMethod({
     params: [CallRequest, BlockSpec],
     required: 1,
-    handler: async ([request, at], services) => {
-      const outcome = await services.calls.createAccessList(request, requireBlock(services, at));
+    handler: async ([request, at], services, context) => {
+      const outcome = await services.calls.createAccessList(
+        request,
+        requireBlock(services, at),
+        context.signal,
+      );
       return {
         accessList: outcome.accessList,
         gasUsed: toQuantity(outcome.gasUsed),
