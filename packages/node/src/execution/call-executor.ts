@@ -20,7 +20,14 @@ import type { ChainView } from "./chain-view.js";
 import { OverlayStateManager } from "./overlay-state.js";
 import { runPlainCall } from "./plain-call.js";
 import { decodeRevertReason } from "./revert-reason.js";
-import { checkRunLimit, enforceRunLimits, limitEvm, type RunLimit, runLimit } from "./run-limits.js";
+import {
+  type CancelSource,
+  checkRunLimit,
+  enforceRunLimits,
+  limitEvm,
+  type RunLimit,
+  runLimit,
+} from "./run-limits.js";
 
 /** The outcome of one simulated transaction. */
 export interface CallOutcome {
@@ -92,14 +99,14 @@ export class CallExecutor {
   /**
    * Executes `request` on top of `block` and returns its return data; a revert throws
    * {@link RevertError}. Outcomes are remembered per (block, request) in a bounded cache. With an
-   * offload (worker threads), calls run there whenever a worker can take them. `signal` calls the
-   * run off (its client has gone).
+   * offload (worker threads), calls run there whenever a worker can take them. `caller`'s signal
+   * calls the run off (its client has gone).
    */
-  async call(request: CallRequest, block: Block, signal?: AbortSignal): Promise<Uint8Array> {
+  async call(request: CallRequest, block: Block, caller?: CancelSource): Promise<Uint8Array> {
     const blockHash = block.hash();
     let outcome = this.results?.get(blockHash, request);
     if (!outcome) {
-      const limit = runLimit(this.timeoutMs, signal);
+      const limit = runLimit(this.timeoutMs, caller?.signal);
       checkRunLimit(limit);
       outcome =
         (await this.offload?.call(request, block, limit)) ?? (await this.execute(request, block, limit));
@@ -126,8 +133,8 @@ export class CallExecutor {
   }
 
   /** Finds the smallest gas limit (within 1.5 %) with which `request` succeeds, by binary search as geth does. */
-  async estimateGas(request: CallRequest, block: Block, signal?: AbortSignal): Promise<bigint> {
-    const limit = runLimit(this.timeoutMs, signal);
+  async estimateGas(request: CallRequest, block: Block, caller?: CancelSource): Promise<bigint> {
+    const limit = runLimit(this.timeoutMs, caller?.signal);
     let hi = this.capGas(request.gas ?? block.header.gasLimit, block);
     const feeCap = request.maxFeePerGas ?? request.gasPrice ?? 0n;
     if (feeCap > 0n && request.from) {
@@ -170,9 +177,9 @@ export class CallExecutor {
   async createAccessList(
     request: CallRequest,
     block: Block,
-    signal?: AbortSignal,
+    caller?: CancelSource,
   ): Promise<AccessListOutcome> {
-    const limit = runLimit(this.timeoutMs, signal);
+    const limit = runLimit(this.timeoutMs, caller?.signal);
     const gas = this.capGas(request.gas ?? this.gasCap, block);
     const traced = await this.run(request, block, gas, limit, true);
     const excluded = new Set<string>([

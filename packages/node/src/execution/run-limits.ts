@@ -11,6 +11,14 @@ export interface RunLimit {
   readonly cancelled?: (() => boolean) | undefined;
 }
 
+/**
+ * What may call a run off, asked only when a run starts: an answer from a cache never makes the
+ * signal (for HTTP, an AbortController and a listener per request). A request's RpcContext is one.
+ */
+export interface CancelSource {
+  readonly signal?: AbortSignal | undefined;
+}
+
 /** A limit of `timeoutMs` from now, called off by `signal` or once `cancelled` answers true. */
 export function runLimit(timeoutMs: number, signal?: AbortSignal, cancelled?: () => boolean): RunLimit {
   return { deadline: performance.now() + timeoutMs, signal, cancelled };

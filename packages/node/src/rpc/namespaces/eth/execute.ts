@@ -8,23 +8,19 @@ export const executeMethods = {
     params: [CallRequest, BlockSpec],
     required: 1,
     handler: async ([request, at], services, context) =>
-      toData(await services.calls.call(request, requireBlock(services, at), context.signal)),
+      toData(await services.calls.call(request, requireBlock(services, at), context)),
   }),
   eth_estimateGas: defineMethod({
     params: [CallRequest, BlockSpec],
     required: 1,
     handler: async ([request, at], services, context) =>
-      toQuantity(await services.calls.estimateGas(request, requireBlock(services, at), context.signal)),
+      toQuantity(await services.calls.estimateGas(request, requireBlock(services, at), context)),
   }),
   eth_createAccessList: defineMethod({
     params: [CallRequest, BlockSpec],
     required: 1,
     handler: async ([request, at], services, context) => {
-      const outcome = await services.calls.createAccessList(
-        request,
-        requireBlock(services, at),
-        context.signal,
-      );
+      const outcome = await services.calls.createAccessList(request, requireBlock(services, at), context);
       return {
         accessList: outcome.accessList,
         gasUsed: toQuantity(outcome.gasUsed),
