@@ -208,7 +208,12 @@ describe("a node with a persistent store", () => {
   let n: TestNode;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "strata-call-workers-node-"));
-    n = await startTestNode({ datadir: dir, rpc: { callWorkers: 2 } });
+    // One worker, calls of minutes of gas and no time limit to speak of: only a disconnect stops a
+    // looping call before the next call, queued behind it on the worker, can run.
+    n = await startTestNode({
+      datadir: dir,
+      rpc: { callWorkers: 1, evmTimeoutMs: 600_000, gasCap: 10_000_000_000n },
+    });
   });
   afterAll(async () => {
     await n?.stop();
@@ -257,65 +262,51 @@ describe("a node with a persistent store", () => {
     ).rejects.toThrow(/from a worker/);
     expect(await workerCalls()).toBe(before + 2);
   });
-});
 
-describe("a node whose call workers outlive their clients", () => {
-  let dir: string;
-  let n: TestNode;
-  let loop: Address;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "strata-call-cancel-"));
-    // One worker, calls of minutes of gas and no time limit to speak of: only a disconnect stops
-    // the looping call before the next call, queued behind it on the worker, can run.
-    n = await startTestNode({
-      datadir: dir,
-      rpc: { callWorkers: 1, evmTimeoutMs: 600_000, gasCap: 10_000_000_000n },
-    });
-    loop = await deployLooper(n.url);
-    // The first calls run in-thread while the worker starts; wait until calls reach it.
+  /** Calls until the worker has served one (the first calls run in-thread while it starts). */
+  async function untilWorkerServes(looping: Address): Promise<void> {
     let gas = 100_000;
     const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      await rpc(n.url, "eth_call", [{ to: loop, gas: `0x${(gas++).toString(16)}` }, "latest"]);
-      const text = await (await fetch(n.url.replace(/\/?$/, "/metrics"))).text();
-      if (Number(/^strata_call_worker_calls_total (\d+)/m.exec(text)?.[1]) > 0) break;
+    while ((await workerCalls()) === 0 && Date.now() < deadline) {
+      await rpc(n.url, "eth_call", [{ to: looping, gas: `0x${(gas++).toString(16)}` }, "latest"]);
       await wait(50);
     }
-  });
-  afterAll(async () => {
-    await n?.stop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  }
 
-  /** A call queued behind the looping one: answered (out of gas) within seconds only if that one stopped. */
-  async function nextCall(): Promise<unknown> {
-    const answer = rpc(n.url, "eth_call", [{ to: loop, gas: "0x30d40" }, "latest"]);
+  /** A call queued behind a looping one on the worker: answered (out of gas) within seconds only if that one stopped. */
+  async function nextCall(looping: Address): Promise<unknown> {
+    const answer = rpc(n.url, "eth_call", [{ to: looping, gas: "0x30d40" }, "latest"]);
     const late = wait(10_000).then(() => ({ error: "no answer: the looping call still runs" }));
     return (await Promise.race([answer, late])) as { error?: unknown };
   }
 
-  it("stops an HTTP client's call when its connection closes", async () => {
+  it("stops a worker's call when its HTTP client disconnects", async () => {
+    const looping = await deployLooper(n.url);
+    await untilWorkerServes(looping);
     const body = JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
       method: "eth_call",
-      params: [{ to: loop }, "latest"],
+      params: [{ to: looping }, "latest"],
     });
     const gone = httpRequest(n.url, { method: "POST", headers: { "Content-Type": "application/json" } });
     gone.on("error", () => {});
     gone.end(body);
     await wait(300);
     gone.destroy();
-    expect(await nextCall()).toMatchObject({ error: { code: -32000, message: "out of gas" } });
+    expect(await nextCall(looping)).toMatchObject({ error: { code: -32000, message: "out of gas" } });
   });
 
-  it("stops a WebSocket client's calls when the socket closes", async () => {
+  it("stops a worker's call when its WebSocket closes", async () => {
+    const looping = await deployLooper(n.url);
+    await untilWorkerServes(looping);
     const ws = new WebSocket(n.url.replace(/^http/, "ws"));
     await new Promise((resolve) => ws.once("open", resolve));
-    ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ to: loop }, "latest"] }));
+    ws.send(
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ to: looping }, "latest"] }),
+    );
     await wait(300);
     ws.terminate();
-    expect(await nextCall()).toMatchObject({ error: { code: -32000, message: "out of gas" } });
+    expect(await nextCall(looping)).toMatchObject({ error: { code: -32000, message: "out of gas" } });
   });
 });
