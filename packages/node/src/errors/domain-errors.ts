@@ -87,16 +87,31 @@ export class UnknownResourceError extends DomainError {}
 /** A resource that cannot be served yet or here (not enough price history, contract absent): -32002. */
 export class UnavailableResourceError extends DomainError {}
 
+/** Why a run stopped before its code ended: its time ran out, or its client went away. */
+export type StopReason = "timeout" | "cancelled";
+
+/** A run stopped by its limit rather than ended by its code: never the outcome of its request. */
+export abstract class RunStoppedError extends ExecutionError {
+  abstract readonly reason: StopReason;
+}
+
 /** A call, estimate or trace that ran past its time budget (geth's "execution timeout"). */
-export class ExecutionTimeoutError extends ExecutionError {
+export class ExecutionTimeoutError extends RunStoppedError {
+  readonly reason = "timeout";
   constructor() {
     super("execution timeout");
   }
 }
 
 /** A call or estimate stopped because the client that asked for it disconnected. */
-export class RequestCancelledError extends ExecutionError {
+export class RequestCancelledError extends RunStoppedError {
+  readonly reason = "cancelled";
   constructor() {
     super("request cancelled: the client disconnected");
   }
+}
+
+/** The error of a run stopped for `reason`. */
+export function runStopped(reason: StopReason): RunStoppedError {
+  return reason === "timeout" ? new ExecutionTimeoutError() : new RequestCancelledError();
 }

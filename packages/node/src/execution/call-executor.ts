@@ -7,13 +7,7 @@ import { Address, createZeroAddress, hexToBytes } from "@ethereumjs/util";
 import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { CallRequest } from "@strata/protocol";
-import {
-  BusyError,
-  ExecutionError,
-  ExecutionTimeoutError,
-  RequestCancelledError,
-  RevertError,
-} from "../errors/domain-errors.js";
+import { BusyError, ExecutionError, RevertError, RunStoppedError } from "../errors/domain-errors.js";
 import { callRequestTransaction } from "./call-request-tx.js";
 import { type CallResult, CallResultCache } from "./call-result-cache.js";
 import type { ChainView } from "./chain-view.js";
@@ -164,7 +158,7 @@ export class CallExecutor {
       let mid = (hi + lo) / 2n;
       if (mid > lo * 2n) mid = lo * 2n;
       const attempt = await this.run(request, block, mid, limit).catch((error: unknown) => {
-        if (error instanceof BusyError || isStopped(error)) throw error;
+        if (error instanceof BusyError || error instanceof RunStoppedError) throw error;
         return undefined;
       });
       if (!attempt || attempt.result.execResult.exceptionError) lo = mid;
@@ -322,7 +316,7 @@ export class CallExecutor {
       try {
         return await work(vm, (request) => executionBlock(block, request, rules), rules);
       } catch (error) {
-        if (!isStopped(error)) throw new ExecutionError(cleanVmMessage(error));
+        if (!(error instanceof RunStoppedError)) throw new ExecutionError(cleanVmMessage(error));
         // A run stopped between two steps leaves its call frames' journal entries behind.
         this.cached = undefined;
         throw error;
@@ -364,11 +358,6 @@ function runCallTx(
     skipHardForkValidation: true,
     reportAccessList,
   });
-}
-
-/** Whether `error` is a run's limit ending it (timeout or cancellation), rather than its outcome. */
-function isStopped(error: unknown): boolean {
-  return error instanceof ExecutionTimeoutError || error instanceof RequestCancelledError;
 }
 
 function throwOnFailure(result: ExecResult): void {

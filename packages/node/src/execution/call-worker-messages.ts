@@ -1,5 +1,6 @@
 import type { CallRequest } from "@strata/protocol";
 import type { NetworkFile } from "../config/network.js";
+import type { StopReason } from "../errors/domain-errors.js";
 
 /** What an `eth_call` worker is started with. */
 export interface CallWorkerSettings {
@@ -17,7 +18,12 @@ export interface CallWorkerData extends CallWorkerSettings {
 }
 
 /** How many jobs a worker can have called off at once. */
-export const CANCEL_SLOTS = 4096;
+const CANCEL_SLOTS = 4096;
+
+/** The cancel flags of a new worker, all clear. */
+export function cancelFlags(): SharedArrayBuffer {
+  return new SharedArrayBuffer(CANCEL_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+}
 
 /** Whether the flags of `cancels` call job `id` off. */
 export function isCancelled(cancels: Int32Array, id: number): boolean {
@@ -55,7 +61,7 @@ export type CallWorkerAnswer =
   | { readonly id: number; readonly kind: "failed"; readonly message: string }
   | { readonly id: number; readonly kind: "busy"; readonly message: string; readonly retryAfterMs: number }
   | { readonly id: number; readonly kind: "refused"; readonly message: string }
-  | { readonly id: number; readonly kind: "timeout" | "cancelled" }
+  | { readonly id: number; readonly kind: "stopped"; readonly reason: StopReason }
   | { readonly id: number; readonly kind: "unavailable" }
   | { readonly id: number; readonly kind: "crashed"; readonly message: string };
 

@@ -5,23 +5,17 @@ import { Worker } from "node:worker_threads";
 import type { Block } from "@ethereumjs/block";
 import type { CallRequest } from "@strata/protocol";
 import type { Logger } from "pino";
-import {
-  BusyError,
-  ExecutionError,
-  ExecutionTimeoutError,
-  RequestCancelledError,
-  RevertError,
-} from "../errors/domain-errors.js";
+import { BusyError, ExecutionError, RevertError, runStopped } from "../errors/domain-errors.js";
 import type { CallOffload } from "./call-executor.js";
 import type { CallResult } from "./call-result-cache.js";
 import {
-  CANCEL_SLOTS,
   type CallWorkerAnswer,
   type CallWorkerData,
   type CallWorkerJob,
   type CallWorkerReady,
   type CallWorkerSettings,
   cancel,
+  cancelFlags,
 } from "./call-worker-messages.js";
 import { type RunLimit, timeLeft } from "./run-limits.js";
 
@@ -122,7 +116,7 @@ export class CallWorkerPool implements CallOffload {
   }
 
   private spawn(settings: CallWorkerSettings): Slot {
-    const cancels = new SharedArrayBuffer(CANCEL_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+    const cancels = cancelFlags();
     const worker = startWorker({ ...settings, cancels });
     const slot: Slot = {
       worker,
@@ -170,8 +164,7 @@ export class CallWorkerPool implements CallOffload {
 function settle(answer: CallWorkerAnswer, pending: Pending): void {
   if (answer.kind === "busy") pending.reject(new BusyError(answer.message, answer.retryAfterMs));
   else if (answer.kind === "refused") pending.reject(new ExecutionError(answer.message));
-  else if (answer.kind === "timeout") pending.reject(new ExecutionTimeoutError());
-  else if (answer.kind === "cancelled") pending.reject(new RequestCancelledError());
+  else if (answer.kind === "stopped") pending.reject(runStopped(answer.reason));
   else if (answer.kind === "crashed") pending.reject(new Error(answer.message));
   else pending.resolve(outcomeOf(answer));
 }

@@ -6,13 +6,7 @@
 import { isMainThread, type MessagePort, parentPort, workerData } from "node:worker_threads";
 import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import {
-  BusyError,
-  ExecutionError,
-  ExecutionTimeoutError,
-  RequestCancelledError,
-  RevertError,
-} from "../errors/domain-errors.js";
+import { BusyError, ExecutionError, RevertError, RunStoppedError } from "../errors/domain-errors.js";
 import { ChainStore } from "../storage/chain-store.js";
 import { LmdbKV } from "../storage/lmdb-kv.js";
 import { TrieDatabase } from "../storage/trie-db.js";
@@ -95,8 +89,7 @@ async function answer(
       return { id: job.id, kind: "reverted", reason: error.reason, data: error.data };
     return { id: job.id, kind: "failed", message: error.message };
   } catch (error) {
-    if (error instanceof ExecutionTimeoutError) return { id: job.id, kind: "timeout" };
-    if (error instanceof RequestCancelledError) return { id: job.id, kind: "cancelled" };
+    if (error instanceof RunStoppedError) return { id: job.id, kind: "stopped", reason: error.reason };
     if (error instanceof BusyError)
       return { id: job.id, kind: "busy", message: error.message, retryAfterMs: error.retryAfterMs };
     if (error instanceof ExecutionError) return { id: job.id, kind: "refused", message: error.message };
