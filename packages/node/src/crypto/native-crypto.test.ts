@@ -1,6 +1,8 @@
+import { Worker } from "node:worker_threads";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { describe, expect, it } from "vitest";
+import { sourceWorkerBootstrap } from "../execution/source-worker.js";
 import { nativeCrypto, nativeCryptoAvailable, nativeKeccakAvailable } from "./native-crypto.js";
 
 describe("native crypto hooks", () => {
@@ -9,6 +11,17 @@ describe("native crypto hooks", () => {
   it("loads both native bindings on this platform", () => {
     expect(nativeCryptoAvailable).toBe(true);
     expect(nativeKeccakAvailable).toBe(true);
+  });
+
+  it("leaves both bindings unloaded on worker threads (their teardown corrupted the heap)", async () => {
+    const probe = new URL("../testing/native-crypto-probe.ts", import.meta.url);
+    const worker = new Worker(sourceWorkerBootstrap(probe), { eval: true });
+    const answer = await new Promise((resolve, reject) => {
+      worker.once("message", resolve);
+      worker.once("error", reject);
+    });
+    await worker.terminate();
+    expect(answer).toEqual({ nativeCryptoAvailable: false, nativeKeccakAvailable: false, hooks: [] });
   });
 
   it("hashes like the reference keccak-256, for every input size", () => {

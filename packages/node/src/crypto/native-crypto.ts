@@ -29,7 +29,11 @@ function loadNativeSecp256k1(): Secp256k1Binding | undefined {
   }
 }
 
-const native = loadNativeSecp256k1();
+// Main thread only, as keccak below: a worker thread that had loaded the binding corrupted the heap
+// when it was torn down (eth_call workers end with their node; seen as "free(): invalid pointer" in
+// V8's array buffer sweeper). Worker threads recover senders through their own binding
+// (sender-recovery.ts) and run the ecrecover precompile in JS.
+const native = isMainThread ? loadNativeSecp256k1() : undefined;
 
 /**
  * Loads the `keccak` package's prebuilt native sponge. Used directly (one reusable state, no stream
@@ -55,10 +59,10 @@ function loadNativeKeccak(): ((data: Uint8Array) => Uint8Array) | undefined {
 // Main thread only: a worker thread holding the binding can abort the process when it is torn down.
 const keccak = isMainThread ? loadNativeKeccak() : undefined;
 
-/** True when sender recovery runs on native libsecp256k1. */
+/** True when sender recovery runs on native libsecp256k1 (on the main thread; never on workers). */
 export const nativeCryptoAvailable = native !== undefined;
 
-/** True when keccak-256 runs natively. */
+/** True when keccak-256 runs natively (on the main thread; never on workers). */
 export const nativeKeccakAvailable = keccak !== undefined;
 
 /**

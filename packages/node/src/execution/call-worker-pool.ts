@@ -1,6 +1,3 @@
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { Block } from "@ethereumjs/block";
 import type { CallRequest } from "@strata/protocol";
@@ -18,6 +15,7 @@ import {
   cancelFlags,
 } from "./call-worker-messages.js";
 import { type RunLimit, timeLeft } from "./run-limits.js";
+import { sourceWorkerBootstrap } from "./source-worker.js";
 
 /** How long a worker may take to finish its calls and close its store when the pool closes. */
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -185,16 +183,5 @@ function startWorker(settings: CallWorkerData): Worker {
   const fromSource = import.meta.url.endsWith(".ts");
   const program = new URL(fromSource ? "./call-worker.ts" : "./call-worker.js", import.meta.url);
   if (!fromSource) return new Worker(program, { workerData: settings });
-  const bootstrap = `import(${JSON.stringify(tsxLoaderApi())}).then((api) => { api.register(); return import(${JSON.stringify(program.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: settings });
-}
-
-/** The URL of tsx's ES-module loader API (`tsx/esm/api`, its `import` entry), found through tsx's exports. */
-function tsxLoaderApi(): string {
-  const require = createRequire(import.meta.url);
-  const manifestPath = require.resolve("tsx/package.json");
-  const manifest = require(manifestPath) as { exports: Record<string, { import: { default: string } }> };
-  const entry = manifest.exports["./esm/api"]?.import.default;
-  if (!entry) throw new Error("tsx has no ES-module loader API");
-  return pathToFileURL(join(dirname(manifestPath), entry)).href;
+  return new Worker(sourceWorkerBootstrap(program), { eval: true, workerData: settings });
 }
