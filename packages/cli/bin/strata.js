@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// Evaluated before main.js loads anything: V8 flags must be set before the node allocates.
+import "../dist/heap-tuning.js";
 import { main } from "../dist/main.js";
 
 main(process.argv.slice(2)).then(

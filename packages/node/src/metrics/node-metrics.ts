@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Registry } from "prom-client";
+import { MethodLatencyHistogram } from "./method-latency.js";
 
 /** Live figures the metrics read at scrape time. */
 export interface NodeGaugeSources {
@@ -19,9 +20,7 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 /** The node's Prometheus metrics: chain, pool and connection gauges, and RPC latency by method. */
 export class NodeMetrics {
   readonly registry = new Registry();
-  readonly #latency: Histogram<"method">;
-  /** The latency series of each method, bound once (binding per request hashes the labels each time). */
-  readonly #latencyByMethod = new Map<string, { observe(seconds: number): void }>();
+  readonly #latency: MethodLatencyHistogram;
   readonly #errors: Counter<"method">;
 
   constructor(sources: NodeGaugeSources) {
@@ -57,12 +56,11 @@ export class NodeMetrics {
         this.inc(sources.workerCalls());
       },
     });
-    this.#latency = new Histogram({
+    this.#latency = new MethodLatencyHistogram({
       name: "strata_rpc_request_duration_seconds",
       help: "JSON-RPC request handling time by method",
-      labelNames: ["method"],
       buckets: LATENCY_BUCKETS,
-      registers: [this.registry],
+      registry: this.registry,
     });
     this.#errors = new Counter({
       name: "strata_rpc_errors_total",
@@ -74,12 +72,7 @@ export class NodeMetrics {
 
   /** Records one answered JSON-RPC request. */
   observeRequest(method: string, seconds: number, failed: boolean): void {
-    let series = this.#latencyByMethod.get(method);
-    if (!series) {
-      series = this.#latency.labels(method);
-      this.#latencyByMethod.set(method, series);
-    }
-    series.observe(seconds);
+    this.#latency.record(method, seconds);
     if (failed) this.#errors.inc({ method });
   }
 
