@@ -38,6 +38,8 @@ const USAGE = `Usage: node --import tsx bench/run.ts [options]   (or: npm run be
   --duration SECONDS           measured seconds per load scenario (default: 10)
   --warmup SECONDS             unmeasured warm-up before each load run (default: 2)
   --connections N              concurrent HTTP connections (default: 64)
+  --rounds N                   rounds of each read scenario, alternating between the targets; the median
+                               round is reported (default: 3)
   --only NAME[,NAME...]        run only these scenarios (${SCENARIOS.map((s) => s.name).join(", ")})
   --ingest-timeout SECONDS     give up waiting for ingest inclusion after this long (default: 120)
   -h, --help                   show this help`;
@@ -65,6 +67,7 @@ function parseOptions(argv: string[]): Options | undefined {
       duration: { type: "string" },
       warmup: { type: "string" },
       connections: { type: "string" },
+      rounds: { type: "string" },
       only: { type: "string" },
       "ingest-timeout": { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -101,6 +104,7 @@ function parseOptions(argv: string[]): Options | undefined {
       durationSeconds: positiveNumber("duration", values.duration, 10),
       warmupSeconds: warmup,
       connections: positiveNumber("connections", values.connections, 64, true),
+      rounds: positiveNumber("rounds", values.rounds, 3, true),
       ingestTimeoutSeconds: positiveNumber("ingest-timeout", values["ingest-timeout"], 120),
     },
   };
@@ -112,26 +116,50 @@ function summarize(m: Measurement): string {
   return `${rate} ${m.unit}, p50 ${p(m.p50Ms)}, p99 ${p(m.p99Ms)}, errors ${m.errors}`;
 }
 
-/** Plan: per target, shared-node scenarios grouped by mining mode, then each fresh-node scenario. */
-function plan(
-  target: TargetName,
-  scenarios: readonly Scenario[],
-): { mode: MiningMode; scenarios: Scenario[] }[] {
-  const groups: { mode: MiningMode; scenarios: Scenario[] }[] = [];
+/** Scenarios that share one node per target and mining mode, or one that starts its own. */
+interface Stage {
+  readonly mode: MiningMode;
+  readonly scenarios: Scenario[];
+  readonly node: "shared" | "fresh";
+}
+
+/** Run order: shared-node scenarios grouped by mining mode, then each fresh-node scenario per mode. */
+function plan(targets: readonly TargetName[], scenarios: readonly Scenario[]): Stage[] {
+  const stages: Stage[] = [];
+  const modesOf = (s: Scenario) => [...new Set(targets.flatMap((t) => s.modes(t)))];
   for (const s of scenarios.filter((x) => x.node === "shared")) {
-    for (const mode of s.modes(target)) {
-      let group = groups.find((g) => g.mode === mode);
-      if (!group) {
-        group = { mode, scenarios: [] };
-        groups.push(group);
+    for (const mode of modesOf(s)) {
+      let stage = stages.find((g) => g.mode === mode);
+      if (!stage) {
+        stage = { mode, scenarios: [], node: "shared" };
+        stages.push(stage);
       }
-      group.scenarios.push(s);
+      stage.scenarios.push(s);
     }
   }
   for (const s of scenarios.filter((x) => x.node === "fresh")) {
-    for (const mode of s.modes(target)) groups.push({ mode, scenarios: [s] });
+    for (const mode of modesOf(s)) stages.push({ mode, scenarios: [s], node: "fresh" });
   }
-  return groups;
+  return stages;
+}
+
+/** The targets that run `scenario` in `mode`, in the order of round `round` (reversed every other round). */
+function roundOrder(targets: readonly TargetName[], scenario: Scenario, mode: MiningMode, round: number) {
+  const taking = targets.filter((t) => scenario.modes(t).includes(mode));
+  return round % 2 === 0 ? taking : taking.reverse();
+}
+
+/** The round with the median throughput, noting every round's figure when there were several. */
+function medianRound(measurements: Measurement[]): Measurement {
+  const sorted = [...measurements].sort((a, b) => a.throughput - b.throughput);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  if (measurements.length === 1) return median;
+  const figures = measurements.map((m) => Math.round(m.throughput));
+  return {
+    ...median,
+    notes: [`median of ${measurements.length} rounds`, ...median.notes],
+    details: { ...median.details, roundThroughputs: figures },
+  };
 }
 
 async function main(): Promise<number> {
@@ -156,7 +184,7 @@ async function main(): Promise<number> {
   console.log(
     `settings: targets ${targets.join(", ")}; scenarios ${scenarios.map((s) => s.name).join(", ")}; ` +
       `${settings.durationSeconds}s measured + ${settings.warmupSeconds}s warm-up per load run, ` +
-      `${settings.connections} connections, pipelining 1`,
+      `${settings.connections} connections, pipelining 1; ${settings.rounds} alternating rounds per read scenario`,
   );
   console.log("note: the load generator shares the machine (and its cores) with the node under test.");
   const busyAtStart = await cpuBusyPercent();
@@ -174,73 +202,118 @@ async function main(): Promise<number> {
   const records: ResultRecord[] = [];
   const nodeCommands: Record<string, string> = {};
   const cache = new Map<string, unknown>();
+  const runnable = targets.filter((t) => !(t === "strata" && strataMissing));
 
-  for (const target of targets) {
-    if (target === "strata" && strataMissing) {
-      for (const group of plan(target, scenarios)) {
-        for (const s of group.scenarios) {
-          records.push({
-            scenario: s.name,
-            target,
-            mode: group.mode,
-            mining: miningLabel(target, group.mode),
-            status: "skipped",
-            error: "Strata CLI not built",
-          });
-        }
+  if (strataMissing) {
+    for (const stage of plan(["strata"], scenarios)) {
+      for (const s of stage.scenarios) {
+        records.push({
+          scenario: s.name,
+          target: "strata",
+          mode: stage.mode,
+          mining: miningLabel("strata", stage.mode),
+          status: "skipped",
+          error: "Strata CLI not built",
+        });
       }
-      continue;
     }
+  }
 
-    for (const group of plan(target, scenarios)) {
-      const mining = miningLabel(target, group.mode);
-      console.log(`== ${target} (${mining}): ${group.scenarios.map((s) => s.name).join(", ")}`);
-      let node: NodeHandle;
-      try {
-        node = await startNode(target, group.mode);
-      } catch (err) {
-        const message = (err as Error).message;
-        console.log(`!! ${message}\n`);
-        for (const s of group.scenarios) {
-          records.push({
-            scenario: s.name,
-            target,
-            mode: group.mode,
-            mining,
-            status: "failed",
-            error: message,
-          });
-        }
-        continue;
+  /** Starts a node, or records why it could not start for each scenario it was for. */
+  const start = async (target: TargetName, mode: MiningMode, forScenarios: readonly Scenario[]) => {
+    const mining = miningLabel(target, mode);
+    try {
+      const node = await startNode(target, mode);
+      nodeCommands[`${target}/${mode}`] = node.command;
+      console.log(`   ${target} (${mining}) started pid ${node.pid}: ${node.command}`);
+      return node;
+    } catch (err) {
+      const message = (err as Error).message;
+      console.log(`!! ${target} (${mining}): ${message}`);
+      for (const s of forScenarios) {
+        if (s.modes(target).includes(mode))
+          records.push({ scenario: s.name, target, mode, mining, status: "failed", error: message });
       }
-      nodeCommands[`${target}/${group.mode}`] = node.command;
-      console.log(`   started pid ${node.pid}: ${node.command}`);
-      try {
-        for (const scenario of group.scenarios) {
-          const log = (message: string) => console.log(`   [${scenario.name}] ${message}`);
-          const base = {
-            scenario: scenario.name,
-            target,
-            mode: group.mode,
-            mining,
-            nodeCommand: node.command,
-          };
-          const remark = scenario.remark?.(target, group.mode);
-          try {
-            const measurement = await scenario.run({ node, settings, cache, log });
-            log(summarize(measurement));
-            records.push({ ...base, status: "ok", measurement, ...(remark ? { remark } : {}) });
-          } catch (err) {
-            const message = (err as Error).message;
-            log(`FAILED: ${message}`);
-            records.push({ ...base, status: "failed", error: message });
-          }
+      return undefined;
+    }
+  };
+
+  /** Runs `scenario` on each target's node, in alternating order when it takes several rounds. */
+  const measure = async (scenario: Scenario, mode: MiningMode, nodes: Map<TargetName, NodeHandle>) => {
+    const rounds = scenario.repeatable ? settings.rounds : 1;
+    const taken = new Map<TargetName, Measurement[]>();
+    const failed = new Map<TargetName, string>();
+    for (let round = 0; round < rounds; round++) {
+      for (const target of roundOrder(runnable, scenario, mode, round)) {
+        const node = nodes.get(target);
+        if (!node || failed.has(target)) continue;
+        const label =
+          rounds > 1 ? `${scenario.name} ${target} ${round + 1}/${rounds}` : `${scenario.name} ${target}`;
+        const log = (message: string) => console.log(`   [${label}] ${message}`);
+        try {
+          const measurement = await scenario.run({ node, settings, cache, log });
+          log(summarize(measurement));
+          taken.set(target, [...(taken.get(target) ?? []), measurement]);
+        } catch (err) {
+          const message = (err as Error).message;
+          log(`FAILED: ${message}`);
+          failed.set(target, message);
         }
+      }
+    }
+    for (const target of roundOrder(runnable, scenario, mode, 0)) {
+      const node = nodes.get(target);
+      if (!node) continue;
+      const base = {
+        scenario: scenario.name,
+        target,
+        mode,
+        mining: miningLabel(target, mode),
+        nodeCommand: node.command,
+      };
+      const remark = scenario.remark?.(target, mode);
+      const error = failed.get(target);
+      const measurements = taken.get(target);
+      if (error !== undefined || !measurements)
+        records.push({ ...base, status: "failed", error: error ?? "no result" });
+      else
+        records.push({
+          ...base,
+          status: "ok",
+          measurement: medianRound(measurements),
+          ...(remark ? { remark } : {}),
+        });
+    }
+  };
+
+  for (const stage of plan(runnable, scenarios)) {
+    const taking = runnable.filter((t) => stage.scenarios.some((s) => s.modes(t).includes(stage.mode)));
+    console.log(`== ${stage.mode}: ${stage.scenarios.map((s) => s.name).join(", ")} on ${taking.join(", ")}`);
+    if (stage.node === "shared") {
+      // Every target's node stays up through the stage, so rounds can alternate between them.
+      const nodes = new Map<TargetName, NodeHandle>();
+      try {
+        for (const target of taking) {
+          const node = await start(target, stage.mode, stage.scenarios);
+          if (node) nodes.set(target, node);
+        }
+        for (const scenario of stage.scenarios) await measure(scenario, stage.mode, nodes);
       } finally {
-        await node.stop();
+        for (const node of nodes.values()) await node.stop();
       }
-      console.log("");
+    } else {
+      const [scenario] = stage.scenarios as [Scenario];
+      for (const target of taking) {
+        const node = await start(target, stage.mode, stage.scenarios);
+        if (!node) continue;
+        try {
+          await measure(scenario, stage.mode, new Map([[target, node]]));
+        } finally {
+          await node.stop();
+        }
+      }
     }
+    console.log("");
   }
 
   computeRatios(records);

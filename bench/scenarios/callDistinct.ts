@@ -16,6 +16,7 @@ export const callDistinct: Scenario = {
   name: "callDistinct",
   description: "eth_call ERC-20 balanceOf(a different address each request): EVM execution, no result reuse.",
   node: "shared",
+  repeatable: true,
   modes: () => ["instant"],
   async run(ctx: ScenarioContext): Promise<Measurement> {
     const token = await deployErc20(ctx);

@@ -20,6 +20,7 @@ export function rpcLoadScenario(spec: RpcLoadSpec): Scenario {
     name: spec.name,
     description: spec.description,
     node: "shared",
+    repeatable: true,
     modes: () => ["instant"],
     async run(ctx: ScenarioContext): Promise<Measurement> {
       const { method, params } = await spec.request(ctx);

@@ -7,6 +7,8 @@ export interface BenchSettings {
   warmupSeconds: number;
   /** Concurrent HTTP connections for load scenarios. */
   connections: number;
+  /** Rounds of each repeatable scenario, alternating between targets; the median round is reported. */
+  rounds: number;
   /** Upper bound on waiting for ingest transactions to be mined. */
   ingestTimeoutSeconds: number;
 }
@@ -49,6 +51,12 @@ export interface Scenario {
    * scenarios before it. `fresh`: gets a node of its own (state-changing loads).
    */
   readonly node: "shared" | "fresh";
+  /**
+   * True for loads that leave the node as they found it (reads): they run in several rounds that
+   * alternate between the targets, so a machine that speeds up or slows down during the run weighs
+   * on both alike.
+   */
+  readonly repeatable?: boolean;
   /** Remark shown next to a target's results (e.g. why a mode was chosen). */
   remark?(target: TargetName, mode: MiningMode): string | undefined;
   run(ctx: ScenarioContext): Promise<Measurement>;
