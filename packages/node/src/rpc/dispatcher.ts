@@ -34,48 +34,69 @@ export class RpcDispatcher {
     private readonly observe?: RequestObserver,
   ) {}
 
-  /** Answers a raw body; `context` describes the connection it came over. */
-  dispatch(text: string, context: RpcContext = {}): Promise<DispatchResult> {
+  /**
+   * Answers a raw body; `context` describes the connection it came over. A single request whose
+   * method answers at once is answered at once, without a promise.
+   */
+  dispatch(text: string, context: RpcContext = {}): DispatchResult | Promise<DispatchResult> {
     return this.dispatchParsed(parseBody(text, this.services.config.rpc.maxBatch), context);
   }
 
   /** Answers a body already parsed (by a transport that looked at it first, e.g. to count its calls). */
-  async dispatchParsed(parsed: ParsedBody, context: RpcContext = {}): Promise<DispatchResult> {
+  dispatchParsed(parsed: ParsedBody, context: RpcContext = {}): DispatchResult | Promise<DispatchResult> {
     if (parsed.kind === "invalid")
       return { body: encodeError("null", parsed.error), status: parsed.error.httpStatus };
     if (parsed.kind === "single") {
-      const answer = await this.answer(parsed.entry, context);
-      return { body: answer, status: 200 };
+      const answer = this.answer(parsed.entry, context);
+      return answer instanceof Promise ? answer.then(singleResult) : singleResult(answer);
     }
-    const answers = await Promise.all(parsed.entries.map((entry) => this.answer(entry, context)));
-    const present = answers.filter((a): a is string => a !== undefined);
-    return { body: present.length > 0 ? `[${present.join(",")}]` : undefined, status: 200 };
+    return Promise.all(parsed.entries.map((entry) => this.answer(entry, context))).then((answers) => {
+      const present = answers.filter((a): a is string => a !== undefined);
+      return { body: present.length > 0 ? `[${present.join(",")}]` : undefined, status: 200 };
+    });
   }
 
-  private async answer(
+  private answer(
     entry: RpcRequest | RejectedRequest,
     context: RpcContext,
-  ): Promise<string | undefined> {
+  ): string | undefined | Promise<string | undefined> {
     if (isRejected(entry)) return encodeError(entry.idJson, entry.error);
     const started = this.observe === undefined ? 0 : performance.now();
-    let failed = false;
-    let response: string;
+    let result: string | Promise<string>;
     try {
-      response = encodeResult(
-        entry.idJson,
-        await this.registry.call(entry.method, entry.params, this.services, context),
-      );
+      result = this.registry.call(entry.method, entry.params, this.services, context);
     } catch (error) {
-      const rpcError = toRpcError(error, (e) =>
-        this.log.error({ err: e, method: entry.method }, "internal error"),
-      );
-      response = encodeError(entry.idJson, rpcError);
-      failed = true;
+      return this.failed(entry, started, error);
     }
+    if (result instanceof Promise)
+      return result.then(
+        (json) => this.answered(entry, started, json),
+        (error: unknown) => this.failed(entry, started, error),
+      );
+    return this.answered(entry, started, result);
+  }
+
+  private answered(entry: RpcRequest, started: number, json: string): string | undefined {
+    return this.finish(entry, started, encodeResult(entry.idJson, json), false);
+  }
+
+  private failed(entry: RpcRequest, started: number, error: unknown): string | undefined {
+    const rpcError = toRpcError(error, (e) =>
+      this.log.error({ err: e, method: entry.method }, "internal error"),
+    );
+    return this.finish(entry, started, encodeError(entry.idJson, rpcError), true);
+  }
+
+  /** Reports the request to the observer; a notification's response is dropped. */
+  private finish(entry: RpcRequest, started: number, response: string, failed: boolean): string | undefined {
     if (this.observe !== undefined) {
       const method = this.registry.has(entry.method) ? entry.method : "unknown";
       this.observe(method, (performance.now() - started) / 1000, failed);
     }
     return entry.notification ? undefined : response;
   }
+}
+
+function singleResult(body: string | undefined): DispatchResult {
+  return { body, status: 200 };
 }

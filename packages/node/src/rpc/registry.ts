@@ -55,21 +55,27 @@ export class MethodRegistry {
     return [...this.methods.entries()];
   }
 
-  /** Validates `params` against the method's schemas and runs its handler; returns the result as JSON text. */
-  async call(
+  /**
+   * Validates `params` against the method's schemas and runs its handler; returns the result as JSON
+   * text, at once when the handler answers at once. Bad params and unknown methods throw.
+   */
+  call(
     method: string,
     params: readonly unknown[],
     services: RpcServices,
     context: RpcContext = {},
-  ): Promise<string> {
+  ): string | Promise<string> {
     const definition = this.methods.get(method);
     if (!definition) throw new MethodNotFoundError(method);
     const args = decodeParams(definition, params);
     const returned = definition.handler(args as never, services, context);
-    const result = returned instanceof Promise ? await returned : returned;
-    if (result instanceof RawJson) return result.json;
-    return result === undefined ? "null" : JSON.stringify(result);
+    return returned instanceof Promise ? returned.then(resultJson) : resultJson(returned);
   }
+}
+
+function resultJson(result: unknown): string {
+  if (result instanceof RawJson) return result.json;
+  return result === undefined ? "null" : JSON.stringify(result);
 }
 
 function decodeParams(definition: MethodDefinition, params: readonly unknown[]): unknown[] {

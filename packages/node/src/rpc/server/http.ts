@@ -138,25 +138,30 @@ export class HttpRpcServer {
     });
   }
 
-  private respond(res: ServerResponse, answer: Promise<DispatchResult>): void {
-    answer.then(
-      ({ body, status }) => {
-        if (body === undefined) {
-          res.writeHead(204, { "Access-Control-Allow-Origin": this.options.corsOrigin });
-          res.end();
-          return;
-        }
-        // Large answers are encoded once, then measured and sent as bytes.
-        const payload = body.length > LARGE_RESPONSE_CHARS ? Buffer.from(body) : body;
-        if (byteLength(payload) > this.options.maxResponseBytes) {
-          const error = new LimitExceededError(`response exceeds ${this.options.maxResponseBytes} bytes`);
-          this.json(res, 200, encodeError("null", error));
-          return;
-        }
-        this.json(res, status, payload);
-      },
-      () => this.plain(res, 500, "internal error"),
-    );
+  private respond(res: ServerResponse, answer: DispatchResult | Promise<DispatchResult>): void {
+    if (answer instanceof Promise)
+      answer.then(
+        (result) => this.send(res, result),
+        () => this.plain(res, 500, "internal error"),
+      );
+    else this.send(res, answer);
+  }
+
+  private send(res: ServerResponse, { body, status }: DispatchResult): void {
+    if (body === undefined) {
+      res.writeHead(204, { "Access-Control-Allow-Origin": this.options.corsOrigin });
+      res.end();
+      return;
+    }
+    // Large answers are encoded once, then measured and sent as bytes.
+    const payload = body.length > LARGE_RESPONSE_CHARS ? Buffer.from(body) : body;
+    const length = byteLength(payload);
+    if (length > this.options.maxResponseBytes) {
+      const error = new LimitExceededError(`response exceeds ${this.options.maxResponseBytes} bytes`);
+      this.json(res, 200, encodeError("null", error));
+      return;
+    }
+    this.json(res, status, payload, length);
   }
 
   private serveMetrics(res: ServerResponse, metrics: MetricsEndpoint): void {
@@ -172,11 +177,11 @@ export class HttpRpcServer {
     );
   }
 
-  private json(res: ServerResponse, status: number, body: string | Buffer): void {
+  private json(res: ServerResponse, status: number, body: string | Buffer, length = byteLength(body)): void {
     res.writeHead(status, {
       "Access-Control-Allow-Origin": this.options.corsOrigin,
       "Content-Type": "application/json",
-      "Content-Length": byteLength(body),
+      "Content-Length": length,
     });
     res.end(body);
   }

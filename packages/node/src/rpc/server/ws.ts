@@ -114,12 +114,14 @@ export class WebSocketRpcServer {
       const text = Array.isArray(data) ? Buffer.concat(data).toString("utf8") : data.toString("utf8");
       const answer =
         charged === undefined ? this.dispatcher.dispatch(text, context) : this.gated(text, context, charged);
-      answer.then(
-        ({ body }) => {
-          if (body !== undefined) sink.send(body);
-        },
-        () => ws.terminate(),
-      );
+      if (answer instanceof Promise)
+        answer.then(
+          ({ body }) => {
+            if (body !== undefined) sink.send(body);
+          },
+          () => ws.terminate(),
+        );
+      else if (answer.body !== undefined) sink.send(answer.body);
     });
     ws.on("close", () => {
       open.abort();
