@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Evaluated before main.js loads anything: V8 flags must be set before the node allocates.
-import "../dist/heap-tuning.js";
-import { main } from "../dist/main.js";
+import { tuneHeap } from "../dist/heap-tuning.js";
+
+// V8 flags must be set before the command loads and allocates, so the CLI is loaded after them.
+tuneHeap(process.argv.slice(2));
+const { main } = await import("../dist/main.js");
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -2,31 +2,40 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { STRATA_V8_FLAGS } from "./heap-tuning.js";
+import { NODE_V8_FLAGS, tuneHeap } from "./heap-tuning.js";
 
 const BIN = fileURLToPath(new URL("../bin/strata.js", import.meta.url));
 const TUNING = fileURLToPath(new URL("../dist/heap-tuning.js", import.meta.url));
 
-/** What V8 reports when a script sets flags: it names unknown flags on stderr and goes on. */
-function flagComplaints(script: string): string {
-  const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
-  expect(run.status).toBe(0);
-  return run.stderr;
+/** Runs a module script in a fresh process; V8 names flags it does not know on stderr and goes on. */
+function run(script: string): { stdout: string; stderr: string } {
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  expect(child.status).toBe(0);
+  return { stdout: child.stdout, stderr: child.stderr };
 }
 
-describe("V8 flags of the strata process", () => {
-  it("are set by the entry point before it loads the rest of the CLI", () => {
-    const imports = [...readFileSync(BIN, "utf8").matchAll(/^import .*?"([^"]+)";$/gm)].map((m) => m[1]);
-    expect(imports[0]).toBe("../dist/heap-tuning.js");
-    expect(imports).toContain("../dist/main.js");
+describe("V8 flags of a strata process", () => {
+  it("are set for the node command only", () => {
+    expect(tuneHeap(["gateway", "--port", "0"])).toEqual([]);
+    expect(tuneHeap([])).toEqual([]);
+    const { stdout, stderr } = run(
+      `const { tuneHeap } = await import(${JSON.stringify(TUNING)}); console.log(tuneHeap(["node", "--network", "dev"]).join(" "));`,
+    );
+    expect(stdout.trim()).toBe(NODE_V8_FLAGS.join(" "));
+    expect(NODE_V8_FLAGS).toContain("--no-allocation-site-pretenuring");
+    // Every flag is one this V8 knows: it would name an unknown one here, as it does below.
+    expect(stderr).toBe("");
+    expect(
+      run('import { setFlagsFromString } from "node:v8"; setFlagsFromString("--no-such-flag");').stderr,
+    ).toContain("unrecognized flag --no-such-flag");
   });
 
-  it("are flags this V8 knows", () => {
-    expect(STRATA_V8_FLAGS).toContain("--no-allocation-site-pretenuring");
-    expect(flagComplaints(`await import(${JSON.stringify(TUNING)});`)).toBe("");
-    // The check does see a flag V8 does not know.
-    expect(
-      flagComplaints('import { setFlagsFromString } from "node:v8"; setFlagsFromString("--no-such-flag");'),
-    ).toContain("unrecognized flag --no-such-flag");
+  it("are set by the entry point before it loads the CLI", () => {
+    const source = readFileSync(BIN, "utf8");
+    const tuned = source.indexOf("tuneHeap(process.argv.slice(2));");
+    expect(source).toMatch(/^import \{ tuneHeap \} from "\.\.\/dist\/heap-tuning\.js";$/m);
+    expect(source).not.toMatch(/^import .*main\.js/m);
+    expect(tuned).toBeGreaterThan(0);
+    expect(source.indexOf('await import("../dist/main.js")')).toBeGreaterThan(tuned);
   });
 });
