@@ -1,7 +1,9 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { bytesToHex, createAddressFromString } from "@ethereumjs/util";
 import { parseGwei } from "viem";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { devAccount, rpc } from "../e2e/clients.js";
+import { BlockExecutor } from "../execution/block-executor.js";
 import { startTestNode } from "../testing/test-node.js";
 
 async function blockNumber(url: string): Promise<number> {
@@ -72,6 +74,51 @@ describe("block production modes", () => {
       expect(blocks.size).toBeLessThan(40);
     } finally {
       await t.stop();
+    }
+  });
+
+  it("instant: a block built while transactions kept arriving is followed by a gathering pause", async () => {
+    // Blocks that take 30 ms more to build, and when each build started and ended.
+    const builds: { start: number; end: number }[] = [];
+    const build = BlockExecutor.prototype.build;
+    const slow = vi.spyOn(BlockExecutor.prototype, "build").mockImplementation(async function (
+      this: BlockExecutor,
+      ...args: Parameters<BlockExecutor["build"]>
+    ) {
+      const start = performance.now();
+      await sleep(30);
+      try {
+        return await build.apply(this, args);
+      } finally {
+        builds.push({ start, end: performance.now() });
+      }
+    });
+    const t = await startTestNode({ mining: { mode: "instant" } });
+    try {
+      const [first, second, third] = await Promise.all([0, 1, 2].map((n) => signedTransfer(n)));
+      const send = async (raw: string) =>
+        (await rpc(t.url, "eth_sendRawTransaction", [raw])).result as string;
+      const hashes = [await send(first!)];
+      await sleep(10);
+      // Arrives while the first block is being built: the load is now a stream.
+      hashes.push(await send(second!));
+      while (builds.length === 0) await sleep(1);
+      await sleep(10);
+      // Arrives after the first block, while the producer gathers for the next one.
+      hashes.push(await send(third!));
+      for (let i = 0; i < 200 && builds.length < 2; i++) await sleep(5);
+      const blockOf = async (hash: string) =>
+        ((await rpc(t.url, "eth_getTransactionReceipt", [hash])).result as { blockNumber: string })
+          .blockNumber;
+      const [a, b, c] = await Promise.all(hashes.map(blockOf));
+      expect(Number(b)).toBe(Number(a) + 1);
+      expect(c).toBe(b);
+      // The second block started no sooner than the first took to build (timers may fire 1 ms early).
+      const [one, two] = builds as [{ start: number; end: number }, { start: number; end: number }];
+      expect(two.start - one.end).toBeGreaterThanOrEqual(Math.min(one.end - one.start, 50) - 2);
+    } finally {
+      await t.stop();
+      slow.mockRestore();
     }
   });
 
