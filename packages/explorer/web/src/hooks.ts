@@ -38,6 +38,21 @@ export function useApi<T>(path: string | null, version = 0): Resource<T> & { rel
   return { ...state, reload };
 }
 
+/**
+ * A counter that goes up every {@link SETTLE_MS} while `behind` holds: a page whose data the index has
+ * not caught up with looks again, even when no new block comes to make it.
+ */
+export function useCatchUp(behind: boolean): number {
+  const [round, setRound] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each round arms the next while still behind.
+  useEffect(() => {
+    if (!behind) return;
+    const timer = setTimeout(() => setRound((r) => r + 1), SETTLE_MS);
+    return () => clearTimeout(timer);
+  }, [behind, round]);
+  return round;
+}
+
 /** How the page learns about new blocks. */
 export type LiveMode = "connecting" | "websocket" | "polling";
 

@@ -1,9 +1,10 @@
+import { useState } from "react";
 import { BarChart, LineChart } from "../components/charts.tsx";
 import { Card, Stat } from "../components/layout.tsx";
 import { ErrorView, Loading } from "../components/states.tsx";
 import { BlocksTable, TxTable } from "../components/tables.tsx";
 import { formatNumber, toMillis } from "../format.ts";
-import { type LiveMode, useApi, useNewHeads } from "../hooks.ts";
+import { type LiveMode, useApi, useCatchUp, useNewHeads } from "../hooks.ts";
 import { Link } from "../router.tsx";
 import type { Block, BlockStat, ChainInfo, Page, Transaction } from "../types.ts";
 
@@ -28,8 +29,13 @@ export function tpsSeries(stats: BlockStat[]): { x: number; y: number }[] {
 
 /** The home page: chain stats, charts, and the latest blocks and transactions, live. */
 export function HomePage() {
-  const { version, mode } = useNewHeads();
+  const { version: heads, mode } = useNewHeads();
+  // While the index trails the node (a block announced before the page opened, say), look again.
+  const [behind, setBehind] = useState(false);
+  const version = heads + useCatchUp(behind);
   const chain = useApi<ChainInfo>("/v1/chain", version);
+  const lagging = chain.status === "ok" && chain.data.indexerLag > 0;
+  if (lagging !== behind) setBehind(lagging);
   const blocks = useApi<Page<Block>>("/v1/blocks?limit=10", version);
   const txs = useApi<Page<Transaction>>("/v1/transactions?limit=10", version);
   const stats = useApi<BlockStat[]>("/v1/stats/blocks?count=50", version);
