@@ -41,6 +41,8 @@ export class Chain {
   private headStateManager: MerkleStateManager | undefined;
   /** Accounts read at the head, by lowercase address; dropped with every new head. */
   private headAccounts = new Map<string, Account | undefined>();
+  /** Head reads under way, by lowercase address: concurrent requests for one account share one. */
+  private headReads = new Map<string, Promise<Account | undefined>>();
   private static readonly HEAD_ACCOUNTS_LIMIT = 100_000;
 
   private constructor(
@@ -118,7 +120,17 @@ export class Chain {
     return this.readHeadAccount(block, address);
   }
 
-  private async readHeadAccount(block: Block, address: string): Promise<Account | undefined> {
+  private readHeadAccount(block: Block, address: string): Promise<Account | undefined> {
+    const reads = this.headReads;
+    let pending = reads.get(address);
+    if (!pending) {
+      pending = this.loadHeadAccount(block, address).finally(() => reads.delete(address));
+      reads.set(address, pending);
+    }
+    return pending;
+  }
+
+  private async loadHeadAccount(block: Block, address: string): Promise<Account | undefined> {
     const account = await this.headState().getAccount(createAddressFromString(address));
     if (block === this.headBlock) {
       if (this.headAccounts.size >= Chain.HEAD_ACCOUNTS_LIMIT) this.headAccounts.clear();
@@ -140,6 +152,7 @@ export class Chain {
     this.headStateManager = undefined;
     // The accounts the block changed are known as they now stand: reads of them skip the trie.
     this.headAccounts = new Map(built.accounts);
+    this.headReads = new Map();
     this.events.emit("newHead", { block: built.block, receipts: built.receipts });
   }
 }
