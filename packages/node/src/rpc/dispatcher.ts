@@ -9,6 +9,7 @@ import {
 } from "@strata/protocol";
 import type { Logger } from "pino";
 import { toRpcError } from "./errors.js";
+import { andThen, type MaybePromise } from "./maybe-promise.js";
 import type { MethodRegistry, RpcContext } from "./registry.js";
 import type { RpcServices } from "./services.js";
 
@@ -38,17 +39,16 @@ export class RpcDispatcher {
    * Answers a raw body; `context` describes the connection it came over. A single request whose
    * method answers at once is answered at once, without a promise.
    */
-  dispatch(text: string, context: RpcContext = {}): DispatchResult | Promise<DispatchResult> {
+  dispatch(text: string, context: RpcContext = {}): MaybePromise<DispatchResult> {
     return this.dispatchParsed(parseBody(text, this.services.config.rpc.maxBatch), context);
   }
 
   /** Answers a body already parsed (by a transport that looked at it first, e.g. to count its calls). */
-  dispatchParsed(parsed: ParsedBody, context: RpcContext = {}): DispatchResult | Promise<DispatchResult> {
+  dispatchParsed(parsed: ParsedBody, context: RpcContext = {}): MaybePromise<DispatchResult> {
     if (parsed.kind === "invalid")
       return { body: encodeError("null", parsed.error), status: parsed.error.httpStatus };
     if (parsed.kind === "single") {
-      const answer = this.answer(parsed.entry, context);
-      return answer instanceof Promise ? answer.then(singleResult) : singleResult(answer);
+      return andThen(this.answer(parsed.entry, context), singleResult);
     }
     return Promise.all(parsed.entries.map((entry) => this.answer(entry, context))).then((answers) => {
       const present = answers.filter((a): a is string => a !== undefined);
@@ -56,24 +56,20 @@ export class RpcDispatcher {
     });
   }
 
-  private answer(
-    entry: RpcRequest | RejectedRequest,
-    context: RpcContext,
-  ): string | undefined | Promise<string | undefined> {
+  private answer(entry: RpcRequest | RejectedRequest, context: RpcContext): MaybePromise<string | undefined> {
     if (isRejected(entry)) return encodeError(entry.idJson, entry.error);
     const started = this.observe === undefined ? 0 : performance.now();
-    let result: string | Promise<string>;
+    let result: MaybePromise<string>;
     try {
       result = this.registry.call(entry.method, entry.params, this.services, context);
     } catch (error) {
       return this.failed(entry, started, error);
     }
-    if (result instanceof Promise)
-      return result.then(
-        (json) => this.answered(entry, started, json),
-        (error: unknown) => this.failed(entry, started, error),
-      );
-    return this.answered(entry, started, result);
+    return andThen(
+      result,
+      (json) => this.answered(entry, started, json),
+      (error) => this.failed(entry, started, error),
+    );
   }
 
   private answered(entry: RpcRequest, started: number, json: string): string | undefined {

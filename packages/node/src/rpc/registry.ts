@@ -1,5 +1,6 @@
 import { describeIssue, InvalidParamsError, MethodNotFoundError } from "@strata/protocol";
 import type { z } from "zod";
+import { andThen, type MaybePromise } from "./maybe-promise.js";
 import { RawJson } from "./raw-json.js";
 import type { RpcServices } from "./services.js";
 import type { SubscriptionSink } from "./subscriptions/subscription-sink.js";
@@ -64,12 +65,12 @@ export class MethodRegistry {
     params: readonly unknown[],
     services: RpcServices,
     context: RpcContext = {},
-  ): string | Promise<string> {
+  ): MaybePromise<string> {
     const definition = this.methods.get(method);
     if (!definition) throw new MethodNotFoundError(method);
     const args = decodeParams(definition, params);
     const returned = definition.handler(args as never, services, context);
-    return returned instanceof Promise ? returned.then(resultJson) : resultJson(returned);
+    return andThen(returned, resultJson);
   }
 }
 

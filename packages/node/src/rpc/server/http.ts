@@ -10,6 +10,7 @@ import {
 } from "@strata/protocol";
 import type { NodeConfig } from "../../config/node-config.js";
 import type { DispatchResult, RpcDispatcher } from "../dispatcher.js";
+import { andThen, type MaybePromise } from "../maybe-promise.js";
 import type { RpcContext } from "../registry.js";
 import { authorize, bodyRefusal, callerOf, costOf, type RequestGate } from "./access.js";
 
@@ -138,13 +139,12 @@ export class HttpRpcServer {
     });
   }
 
-  private respond(res: ServerResponse, answer: DispatchResult | Promise<DispatchResult>): void {
-    if (answer instanceof Promise)
-      answer.then(
-        (result) => this.send(res, result),
-        () => this.plain(res, 500, "internal error"),
-      );
-    else this.send(res, answer);
+  private respond(res: ServerResponse, answer: MaybePromise<DispatchResult>): void {
+    andThen(
+      answer,
+      (result) => this.send(res, result),
+      () => this.plain(res, 500, "internal error"),
+    );
   }
 
   private send(res: ServerResponse, { body, status }: DispatchResult): void {

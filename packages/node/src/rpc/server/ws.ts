@@ -5,6 +5,7 @@ import { encodeError, parseBody } from "@strata/protocol";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { NodeConfig } from "../../config/node-config.js";
 import type { DispatchResult, RpcDispatcher } from "../dispatcher.js";
+import { andThen } from "../maybe-promise.js";
 import type { RpcContext } from "../registry.js";
 import type { SubscriptionManager } from "../subscriptions/subscription-manager.js";
 import type { SubscriptionSink } from "../subscriptions/subscription-sink.js";
@@ -114,14 +115,13 @@ export class WebSocketRpcServer {
       const text = Array.isArray(data) ? Buffer.concat(data).toString("utf8") : data.toString("utf8");
       const answer =
         charged === undefined ? this.dispatcher.dispatch(text, context) : this.gated(text, context, charged);
-      if (answer instanceof Promise)
-        answer.then(
-          ({ body }) => {
-            if (body !== undefined) sink.send(body);
-          },
-          () => ws.terminate(),
-        );
-      else if (answer.body !== undefined) sink.send(answer.body);
+      andThen(
+        answer,
+        ({ body }) => {
+          if (body !== undefined) sink.send(body);
+        },
+        () => ws.terminate(),
+      );
     });
     ws.on("close", () => {
       open.abort();

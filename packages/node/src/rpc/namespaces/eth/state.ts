@@ -1,15 +1,11 @@
 import { Address } from "@ethereumjs/util";
 import { Address as AddressParam, BlockSpec, StorageSlot, toData, toQuantity } from "@strata/protocol";
+import { andThen } from "../../maybe-promise.js";
 import { defineMethod } from "../../registry.js";
 import { requireBlock } from "../../services.js";
 
 function address(hex: string): Address {
   return new Address(Buffer.from(hex.slice(2), "hex"));
-}
-
-/** Applies `fn` to a value that may still be pending, without a promise when it is already there. */
-function then<T, R>(value: T | Promise<T>, fn: (resolved: T) => R): R | Promise<R> {
-  return value instanceof Promise ? value.then(fn) : fn(value);
 }
 
 /** Account state reads at any block (archive): balance, nonce, code, storage. */
@@ -18,7 +14,7 @@ export const stateMethods = {
     params: [AddressParam, BlockSpec],
     required: 1,
     handler: ([who, at], services) =>
-      then(services.chain.account(requireBlock(services, at), who), (account) =>
+      andThen(services.chain.account(requireBlock(services, at), who), (account) =>
         toQuantity(account?.balance ?? 0n),
       ),
   }),
@@ -26,7 +22,7 @@ export const stateMethods = {
     params: [AddressParam, BlockSpec],
     required: 1,
     handler: ([who, at], services) =>
-      then(services.chain.account(requireBlock(services, at), who), (account) => {
+      andThen(services.chain.account(requireBlock(services, at), who), (account) => {
         const nonce = account?.nonce ?? 0n;
         const pending = at !== undefined && "tag" in at && at.tag === "pending";
         return toQuantity(pending ? services.pool.pendingNonce(who, nonce) : nonce);
