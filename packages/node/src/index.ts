@@ -9,7 +9,8 @@ export {
   testConfig,
 } from "./config/node-config.js";
 export { ValidatorSettingsError } from "./consensus/create-engine.js";
-export { nativeCryptoAvailable, nativeKeccakAvailable } from "./crypto/native-crypto.js";
+export { nativeKeccakAvailable } from "./crypto/keccak.js";
+export { nativeCryptoAvailable } from "./crypto/native-crypto.js";
 export { type DevAccount, deriveDevAccounts, privateKeyHex } from "./dev-accounts.js";
 export { networkFromGenesis, readDatadirNetwork } from "./import/datadir-network.js";
 export { ImportError, InitError } from "./import/errors.js";

@@ -1,7 +1,7 @@
 import { Block, type BlockHeader, createBlockHeaderFromBytesArray } from "@ethereumjs/block";
 import { bytesToHex, concatBytes } from "@ethereumjs/util";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import secp256k1 from "secp256k1";
+import { keccak256 } from "../crypto/keccak.js";
 
 /** Bytes of free-form data before the seal in `extraData` (Clique's vanity). */
 export const EXTRA_VANITY = 32;
@@ -59,7 +59,7 @@ export function addressOfPrivateKey(privateKey: Uint8Array): string {
 }
 
 function addressOfPublicKey(uncompressed: Uint8Array): string {
-  return bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12));
+  return bytesToHex(keccak256(uncompressed.subarray(1)).subarray(12));
 }
 
 /** The block with its header's `extraData` set to `vanity` ‖ the seal of `privateKey` over the block. */

@@ -1,18 +1,10 @@
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
 import { isMainThread } from "node:worker_threads";
 import type { CustomCrypto } from "@ethereumjs/common";
+import { keccak256 } from "./keccak.js";
 
 interface Secp256k1Binding {
   ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
-}
-
-/** The Keccak sponge of the `keccak` package's native (XKCP) binding. */
-interface KeccakState {
-  initialize(rate: number, capacity: number): void;
-  absorb(data: Uint8Array): void;
-  absorbLastFewBits(bits: number): void;
-  squeeze(length: number): Uint8Array;
 }
 
 const require = createRequire(import.meta.url);
@@ -29,41 +21,14 @@ function loadNativeSecp256k1(): Secp256k1Binding | undefined {
   }
 }
 
-// Main thread only, as keccak below: a worker thread that had loaded the binding corrupted the heap
+// Main thread only: a worker thread that had loaded the binding corrupted the heap
 // when it was torn down (eth_call workers end with their node; seen as "free(): invalid pointer" in
 // V8's array buffer sweeper). Worker threads recover senders through their own binding
 // (sender-recovery.ts) and run the ecrecover precompile in JS.
 const native = isMainThread ? loadNativeSecp256k1() : undefined;
 
-/**
- * Loads the `keccak` package's prebuilt native sponge. Used directly (one reusable state, no stream
- * wrapper): 4 to 8 times faster than the pure-JS hash on trie nodes, which dominate block commits.
- */
-function loadNativeKeccak(): ((data: Uint8Array) => Uint8Array) | undefined {
-  try {
-    const packageDir = dirname(require.resolve("keccak/package.json"));
-    const nodeGypBuild = require("node-gyp-build") as (dir: string) => new () => KeccakState;
-    const Sponge = nodeGypBuild(packageDir);
-    const state = new Sponge();
-    return (data) => {
-      state.initialize(1088, 512);
-      state.absorb(data);
-      state.absorbLastFewBits(0x01);
-      return state.squeeze(32);
-    };
-  } catch {
-    return undefined;
-  }
-}
-
-// Main thread only: a worker thread holding the binding can abort the process when it is torn down.
-const keccak = isMainThread ? loadNativeKeccak() : undefined;
-
 /** True when sender recovery runs on native libsecp256k1 (on the main thread; never on workers). */
 export const nativeCryptoAvailable = native !== undefined;
-
-/** True when keccak-256 runs natively (on the main thread; never on workers). */
-export const nativeKeccakAvailable = keccak !== undefined;
 
 /**
  * The secp256k1 recovery id (0 or 1) of a signature's `v`: a y-parity, 27/28, or EIP-155's
@@ -86,12 +51,12 @@ export function pad32(bytes: Uint8Array): Uint8Array {
 }
 
 /**
- * @ethereumjs `customCrypto` hooks backed by native code: keccak-256 (hashes, tries, the SHA3 opcode)
- * and libsecp256k1 sender recovery for every transaction type and the ecrecover precompile. A hook
- * whose binding cannot load is left out, so @ethereumjs keeps its pure-JS path.
+ * @ethereumjs `customCrypto` hooks: keccak-256 (hashes, tries, the SHA3 opcode; see `keccak.ts`) on
+ * every thread, and, where the binding loads, native libsecp256k1 sender recovery for every
+ * transaction type and the ecrecover precompile (otherwise @ethereumjs keeps its pure-JS path).
  */
 export function nativeCrypto(): CustomCrypto {
-  const hooks: CustomCrypto = keccak ? { keccak256: keccak } : {};
+  const hooks: CustomCrypto = { keccak256 };
   if (!native) return hooks;
   const binding = native;
   return {

@@ -3,7 +3,7 @@ import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { type Account, type Address, bigIntToBytes, concatBytes, equalsBytes } from "@ethereumjs/util";
 import { createVM, type PostByzantiumTxReceipt, type VM } from "@ethereumjs/vm";
-import { keccak_256 as keccak256 } from "@noble/hashes/sha3.js";
+import { keccak256 } from "../crypto/keccak.js";
 import type { WriteOp } from "../storage/kv.js";
 import type { StoredReceipt } from "../storage/records.js";
 import type { TrieDatabase } from "../storage/trie-db.js";

@@ -5,8 +5,8 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { Address, createZeroAddress, hexToBytes } from "@ethereumjs/util";
 import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { CallRequest } from "@strata/protocol";
+import { keccak256 } from "../crypto/keccak.js";
 import { BusyError, ExecutionError, RevertError, RunStoppedError } from "../errors/domain-errors.js";
 import { callRequestTransaction } from "./call-request-tx.js";
 import { type CallResult, CallResultCache } from "./call-result-cache.js";
@@ -332,8 +332,7 @@ export class CallExecutor {
   private async vmAt(block: Block, common: Common): Promise<{ vm: VM; overlay: OverlayStateManager }> {
     const root = block.header.stateRoot;
     if (!this.cached || this.cached.common !== common || Buffer.compare(this.cached.root, root) !== 0) {
-      const keccak = common.customCrypto.keccak256 ?? keccak_256;
-      const overlay = new OverlayStateManager(this.stateAt(block), keccak);
+      const overlay = new OverlayStateManager(this.stateAt(block), keccak256);
       const vm = enforceRunLimits().then(() =>
         createVM({ common, stateManager: overlay, blockchain: this.chainView }),
       );

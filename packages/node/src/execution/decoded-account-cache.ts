@@ -10,7 +10,7 @@ import {
   hexToBytes,
   unpadBytes,
 } from "@ethereumjs/util";
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import { keccak256 } from "../crypto/keccak.js";
 import { type TrieNodeStore, updateTrie } from "./batch-trie.js";
 
 /**
@@ -97,17 +97,16 @@ export class DecodedAccountStateManager extends MerkleStateManager {
   /** Writes every cached change to the tries, in the stock order: code, storage, then accounts. */
   override async flush(): Promise<void> {
     if (!this._caches?.account || this._prefixStorageTrieKeys) return super.flush();
-    const keccak = this.common.customCrypto.keccak256 ?? keccak_256;
-    await this.flushCode(keccak);
-    await this.flushStorage(keccak);
-    await this.flushAccounts(keccak);
+    await this.flushCode();
+    await this.flushStorage();
+    await this.flushAccounts();
   }
 
-  private async flushCode(keccak: Keccak): Promise<void> {
+  private async flushCode(): Promise<void> {
     for (const [addressHex, { code }] of this._caches?.code?.flush() ?? []) {
       if (code === undefined) continue;
       const address = createAddressFromString(`0x${addressHex}`);
-      const codeHash = keccak(code);
+      const codeHash = keccak256(code);
       const key = this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash;
       await this._getCodeDB().put(key, code);
       if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account());
@@ -116,27 +115,27 @@ export class DecodedAccountStateManager extends MerkleStateManager {
   }
 
   /** Each contract's changed slots go into its storage trie in one pass; its account gets the new root. */
-  private async flushStorage(keccak: Keccak): Promise<void> {
+  private async flushStorage(): Promise<void> {
     const byAddress = new Map<string, [Uint8Array, Uint8Array][]>();
     for (const [addressHex, keyHex, value] of this._caches?.storage?.flush() ?? []) {
       const decoded = RLP.decode(value ?? new Uint8Array()) as Uint8Array;
       const stored = decoded.length > 0 ? RLP.encode(decoded) : new Uint8Array();
       const slots = byAddress.get(addressHex) ?? [];
       byAddress.set(addressHex, slots);
-      slots.push([keccak(hexToBytes(`0x${keyHex}`)), stored]);
+      slots.push([keccak256(hexToBytes(`0x${keyHex}`)), stored]);
     }
     for (const [addressHex, slots] of byAddress) {
       const address = createAddressFromString(`0x${addressHex}`);
       const account = await this.getAccount(address);
       if (!account) continue;
-      account.storageRoot = await updateTrie(account.storageRoot, slots, this.nodeStore(), keccak);
+      account.storageRoot = await updateTrie(account.storageRoot, slots, this.nodeStore(), keccak256);
       // A storage trie opened earlier for reads must follow the new root.
-      this._storageTries[bytesToHex(keccak(address.bytes)).slice(2)]?.root(account.storageRoot);
+      this._storageTries[bytesToHex(keccak256(address.bytes)).slice(2)]?.root(account.storageRoot);
       await this.putAccount(address, account);
     }
   }
 
-  private async flushAccounts(keccak: Keccak): Promise<void> {
+  private async flushAccounts(): Promise<void> {
     const updates = this._caches!.account!.flush().map(([addressHex, entry]) => {
       const encoded = entry.accountRLP;
       this.flushed.set(
@@ -147,10 +146,10 @@ export class DecodedAccountStateManager extends MerkleStateManager {
             ? copyAccount(entry.account)
             : createAccountFromRLP(encoded),
       );
-      return [keccak(hexToBytes(`0x${addressHex}`)), encoded ?? new Uint8Array()] as const;
+      return [keccak256(hexToBytes(`0x${addressHex}`)), encoded ?? new Uint8Array()] as const;
     });
     if (updates.length === 0) return;
-    this._trie.root(await updateTrie(this._trie.root(), updates, this.nodeStore(), keccak));
+    this._trie.root(await updateTrie(this._trie.root(), updates, this.nodeStore(), keccak256));
   }
 
   /** The account trie's node database (checkpoint-aware), as {@link updateTrie} reads and writes it. */
@@ -162,5 +161,3 @@ export class DecodedAccountStateManager extends MerkleStateManager {
     };
   }
 }
-
-type Keccak = (data: Uint8Array) => Uint8Array;

@@ -8,7 +8,7 @@ import {
   runTx,
   type VM,
 } from "@ethereumjs/vm";
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import { keccak256 } from "../crypto/keccak.js";
 import { orderedTrieRoot } from "./ordered-trie-root.js";
 import { runValueTransfer } from "./value-transfer.js";
 
@@ -70,7 +70,7 @@ export class StreamingBlockBuilder extends BlockBuilder {
     const state = this as unknown as BuilderState;
     return orderedTrieRoot(
       state.transactions.map((tx) => tx.serialize()),
-      this.keccak(),
+      keccak256,
     );
   }
 
@@ -79,12 +79,8 @@ export class StreamingBlockBuilder extends BlockBuilder {
     const state = this as unknown as BuilderState;
     return orderedTrieRoot(
       state.transactionResults.map((result, i) => encodeReceipt(result.receipt, state.transactions[i]!.type)),
-      this.keccak(),
+      keccak256,
     );
-  }
-
-  private keccak(): (data: Uint8Array) => Uint8Array {
-    return (this as unknown as BuilderState).vm.common.customCrypto.keccak256 ?? keccak_256;
   }
 
   override async addTransaction(tx: TypedTransaction): Promise<RunTxResult> {

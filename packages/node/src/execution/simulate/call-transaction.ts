@@ -1,8 +1,8 @@
 import type { Common } from "@ethereumjs/common";
 import { createTx, type TypedTransaction, type TypedTxData } from "@ethereumjs/tx";
 import type { Address } from "@ethereumjs/util";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { CallRequest } from "@strata/protocol";
+import { keccak256 } from "../../crypto/keccak.js";
 import { ExecutionError } from "../../errors/domain-errors.js";
 
 const toHex = (n: bigint) => `0x${n.toString(16)}` as const;
@@ -82,7 +82,7 @@ export function callTransaction(
   );
   (tx as { gasLimit: bigint }).gasLimit = base.gasLimit;
   (tx as { nonce: bigint }).nonce = base.nonce;
-  const hash = (common.customCrypto.keccak256 ?? keccak_256)(tx.serialize());
+  const hash = keccak256(tx.serialize());
   tx.getSenderAddress = () => from;
   tx.hash = () => hash;
   return tx;

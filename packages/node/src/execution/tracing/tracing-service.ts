@@ -2,9 +2,9 @@ import { type Block, createBlock } from "@ethereumjs/block";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { bytesToHex } from "@ethereumjs/util";
 import { createVM, runTx, type VM } from "@ethereumjs/vm";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import type { CallRequest } from "@strata/protocol";
 import type { Chain } from "../../chain/chain.js";
+import { keccak256 } from "../../crypto/keccak.js";
 import {
   BusyError,
   ExecutionError,
@@ -222,7 +222,7 @@ export class TracingService {
     const base = this.chain.states.at(root);
     const stateManager = receiptsCarryStateRoot(rulesBlock, common)
       ? scratchState(base, root, common)
-      : new OverlayStateManager(base, common.customCrypto.keccak256 ?? keccak_256);
+      : new OverlayStateManager(base, keccak256);
     return createVM({ common, stateManager, blockchain: this.chainView });
   }
 

@@ -1,5 +1,5 @@
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import { Bytes, toData } from "@strata/protocol";
+import { keccak256 } from "../../crypto/keccak.js";
 import { defineMethod } from "../registry.js";
 
 /** The `net_` namespace: a standalone node has no peers. */
@@ -23,6 +23,6 @@ export const web3Methods = {
   web3_sha3: defineMethod({
     params: [Bytes],
     required: 1,
-    handler: ([data]) => toData(keccak_256(Buffer.from(data.slice(2), "hex"))),
+    handler: ([data]) => toData(keccak256(Buffer.from(data.slice(2), "hex"))),
   }),
 };

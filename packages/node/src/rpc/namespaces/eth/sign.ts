@@ -1,7 +1,7 @@
 import { Capability, createTx, type TypedTransaction, type TypedTxData } from "@ethereumjs/tx";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { keccak_256 } from "@noble/hashes/sha3.js";
 import { Address, Bytes, CallRequest, type Hex, toData, toQuantity } from "@strata/protocol";
+import { keccak256 } from "../../../crypto/keccak.js";
 import { ExecutionError, TxPoolError } from "../../../errors/domain-errors.js";
 import { defineMethod } from "../../registry.js";
 import type { RpcServices } from "../../services.js";
@@ -18,7 +18,7 @@ function keyOf(services: RpcServices, address: string): Uint8Array {
 /** The EIP-191 personal-message hash: keccak256("\x19Ethereum Signed Message:\n" + length + message). */
 function personalMessageHash(message: Uint8Array): Uint8Array {
   const prefix = new TextEncoder().encode(`\x19Ethereum Signed Message:\n${message.length}`);
-  return keccak_256(Buffer.concat([prefix, message]));
+  return keccak256(Buffer.concat([prefix, message]));
 }
 
 /** Fills the fields a transaction request leaves out, as geth's `setDefaults`, and builds the unsigned transaction. */
@@ -107,7 +107,7 @@ function transactionJson(tx: TypedTransaction): Record<string, unknown> {
   out.s = toQuantity(tx.s ?? 0n);
   if (tx.type !== 0) out.yParity = toQuantity(tx.v ?? 0n);
   if (tx.type === 0 && tx.v !== undefined && tx.v > 28n) out.chainId = toQuantity(tx.common.chainId());
-  out.hash = toData(tx.isSigned() ? tx.hash() : keccak_256(tx.serialize()));
+  out.hash = toData(tx.isSigned() ? tx.hash() : keccak256(tx.serialize()));
   return out;
 }
 
