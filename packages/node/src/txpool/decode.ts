@@ -10,11 +10,12 @@ import {
   type TxOptions,
   type TypedTransaction,
 } from "@ethereumjs/tx";
-import { Address, bigIntToUnpaddedBytes, bytesToBigInt, SECP256K1_ORDER_DIV_2 } from "@ethereumjs/util";
-import { keccak_256 } from "@noble/hashes/sha3.js";
+import { Address, bytesToBigInt, SECP256K1_ORDER_DIV_2 } from "@ethereumjs/util";
+import { keccak256 } from "../crypto/keccak.js";
 import { pad32, recoveryId } from "../crypto/native-crypto.js";
 import type { SenderRecovery } from "../crypto/sender-recovery.js";
 import { InvalidTransactionError } from "../errors/domain-errors.js";
+import { signingHash } from "./signing-hash.js";
 
 type FromValues = (values: never, opts: TxOptions) => TypedTransaction;
 
@@ -87,8 +88,16 @@ export async function decodeRawTransaction(
     throw new InvalidTransactionError(`invalid transaction: ${cleanMessage(error)}`);
   }
   if (!tx.isSigned()) throw new InvalidTransactionError("invalid transaction v, r, s values");
-  const publicKey = recovery?.available ? await recoverOffThread(tx, recovery) : recoverInThread(tx);
-  const sender = new Address((common.customCrypto.keccak256 ?? keccak_256)(publicKey).subarray(12));
+  const publicKey = recovery?.available
+    ? await recoverOffThread(tx, recovery, {
+        hash: blob
+          ? tx.getMessageToVerifySignature()
+          : signingHash(raw, typed, body.length, typed ? undefined : chainId),
+        r: body[body.length - 2] as Uint8Array,
+        s: body[body.length - 1] as Uint8Array,
+      })
+    : recoverInThread(tx);
+  const sender = new Address(keccak256(publicKey).subarray(12));
   return settle(tx, sender, blob ? undefined : Uint8Array.prototype.slice.call(raw));
 }
 
@@ -101,25 +110,29 @@ function recoverInThread(tx: TypedTransaction): Uint8Array {
   }
 }
 
-/** The same checks and public key as @ethereumjs' `getSenderPublicKey`, with the curve work on a worker. */
-async function recoverOffThread(tx: TypedTransaction, recovery: SenderRecovery): Promise<Uint8Array> {
-  const { v, r, s } = tx as { v: bigint; r: bigint; s: bigint };
+/**
+ * The same checks and public key as @ethereumjs' `getSenderPublicKey`, with the curve work on a
+ * worker. `signed` holds the hash the sender signed and the signature's `r` and `s` as received
+ * (minimal big-endian bytes, which the transaction's constructor checked).
+ */
+async function recoverOffThread(
+  tx: TypedTransaction,
+  recovery: SenderRecovery,
+  signed: { readonly hash: Uint8Array; readonly r: Uint8Array; readonly s: Uint8Array },
+): Promise<Uint8Array> {
+  const { v, s } = tx as { v: bigint; s: bigint };
   let signature: { r: Uint8Array; s: Uint8Array; recovery: number };
   try {
     // EIP-2: no high-s signatures since Homestead.
     if (s > SECP256K1_ORDER_DIV_2 && tx.common.gteHardfork("homestead")) throw new Error("high s");
     const chainId = tx.supports(Capability.EIP155ReplayProtection) ? tx.common.chainId() : undefined;
-    signature = {
-      r: pad32(bigIntToUnpaddedBytes(r)),
-      s: pad32(bigIntToUnpaddedBytes(s)),
-      recovery: recoveryId(v, chainId),
-    };
+    signature = { r: pad32(signed.r), s: pad32(signed.s), recovery: recoveryId(v, chainId) };
   } catch {
     throw new InvalidTransactionError("invalid sender");
   }
   let publicKey: Uint8Array | undefined;
   try {
-    publicKey = await recovery.recover({ hash: tx.getMessageToVerifySignature(), ...signature });
+    publicKey = await recovery.recover({ hash: signed.hash, ...signature });
   } catch {
     // The workers stopped (shutdown or failure): the answer is still owed.
     return recoverInThread(tx);
