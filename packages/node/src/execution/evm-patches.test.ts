@@ -4,7 +4,16 @@ import { fileURLToPath } from "node:url";
 import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
 import { createEVM, type Message } from "@ethereumjs/evm";
 import { MerkleStateManager } from "@ethereumjs/statemanager";
-import { Account, createAddressFromString, hexToBytes, setLengthLeft } from "@ethereumjs/util";
+import {
+  Account,
+  bigIntToBytes,
+  bigIntToUnpaddedBytes,
+  bytesToBigInt,
+  createAddressFromString,
+  hexToBytes,
+  setLengthLeft,
+  toBytes,
+} from "@ethereumjs/util";
 import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -95,5 +104,59 @@ describe("patched @ethereumjs internals", () => {
     expect([...padded]).toEqual([0, 0, 0, 0, 0, 1, 2, 3]);
     expect(padded.buffer).not.toBe(input.buffer);
     expect(setLengthLeft(input, 3)).toBe(input);
+  });
+
+  it("convert between integers and bytes as the hex-string path does, on both sides of 2^53", () => {
+    const hexBytes = (value: bigint) =>
+      Buffer.from(
+        value.toString(16).padStart(value.toString(16).length + (value.toString(16).length % 2), "0"),
+        "hex",
+      );
+    const values = [
+      0n,
+      1n,
+      127n,
+      128n,
+      255n,
+      256n,
+      65_535n,
+      65_536n,
+      21_000n,
+      10n ** 9n,
+      2n ** 48n - 1n,
+      2n ** 48n,
+    ];
+    values.push(
+      2n ** 53n - 1n,
+      2n ** 53n,
+      2n ** 53n + 1n,
+      10n ** 18n,
+      2n ** 64n - 1n,
+      2n ** 255n + 12_345n,
+      2n ** 256n - 1n,
+    );
+    for (const value of values) {
+      const expected = [...hexBytes(value)];
+      expect([...bigIntToBytes(value)], `${value}`).toEqual(expected);
+      expect([...bigIntToBytes(value, true)], `${value} little-endian`).toEqual([...expected].reverse());
+      expect([...bigIntToUnpaddedBytes(value)], `${value} unpadded`).toEqual(value === 0n ? [] : expected);
+      expect(bytesToBigInt(Uint8Array.from(expected)), `${value} back`).toBe(value);
+      expect(bytesToBigInt(Uint8Array.from([0, 0, ...expected])), `${value} with leading zeros`).toBe(value);
+      expect(bytesToBigInt(Uint8Array.from(expected).reverse(), true), `${value} little-endian back`).toBe(
+        value,
+      );
+    }
+    expect(bytesToBigInt(new Uint8Array())).toBe(0n);
+    expect(() => bigIntToBytes(-1n)).toThrow();
+  });
+
+  it("copy bytes into a new plain Uint8Array, from a Buffer too", () => {
+    const buffer = Buffer.from([1, 2, 3]);
+    const copy = toBytes(buffer);
+    expect(Object.getPrototypeOf(copy)).toBe(Uint8Array.prototype);
+    expect([...copy]).toEqual([1, 2, 3]);
+    buffer[0] = 9;
+    expect(copy[0]).toBe(1);
+    expect([...toBytes([4, 5])]).toEqual([4, 5]);
   });
 });
