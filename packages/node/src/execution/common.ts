@@ -4,7 +4,7 @@ import { createTx } from "@ethereumjs/tx";
 import { createVM } from "@ethereumjs/vm";
 import type { GethGenesis, NetworkFile } from "../config/network.js";
 import { nativeCrypto } from "../crypto/native-crypto.js";
-import { cacheJumpAnalysis, fastEipLookup } from "./evm-tuning.js";
+import { cacheJumpAnalysis, fastEipLookup, fastHardforkLookup } from "./evm-tuning.js";
 import { kzg } from "./kzg.js";
 
 /**
@@ -18,6 +18,7 @@ export async function createChainCommon(network: NetworkFile): Promise<Common> {
   common.setHardforkBy({ blockNumber: 0n, timestamp: BigInt(network.genesis.timestamp) });
   memoizeParamUpdates(common);
   fastEipLookup(common);
+  fastHardforkLookup(common);
   await cacheJumpAnalysis();
   // Merge every package's parameter table into this Common before any copy of it is made.
   createBlockHeader({}, { common });

@@ -29,6 +29,37 @@ export function fastEipLookup(common: Common): void {
   };
 }
 
+/**
+ * `Common.hardforkGteHardfork` (behind `gteHardfork`, asked several times per transaction and header)
+ * walks the chain's hardfork list, which `hardforks()` rebuilds on every call when the chain has
+ * custom hardforks, as a blob schedule makes. A chain's hardforks never change order, so each answer
+ * is kept per chain-parameters object. Copies of `common` inherit the lookup.
+ */
+export function fastHardforkLookup(common: Common): void {
+  const answers = new WeakMap<object, Map<string, Map<string, boolean>>>();
+  const compare = common.hardforkGteHardfork;
+  common.hardforkGteHardfork = function (this: Common, hardfork1, hardfork2): boolean {
+    const first = hardfork1 ?? this.hardfork();
+    const chain = (this as unknown as { _chainParams: object })._chainParams;
+    let byFirst = answers.get(chain);
+    if (!byFirst) {
+      byFirst = new Map();
+      answers.set(chain, byFirst);
+    }
+    let bySecond = byFirst.get(first);
+    if (!bySecond) {
+      bySecond = new Map();
+      byFirst.set(first, bySecond);
+    }
+    let answer = bySecond.get(hardfork2);
+    if (answer === undefined) {
+      answer = compare.call(this, first, hardfork2);
+      bySecond.set(hardfork2, answer);
+    }
+    return answer;
+  };
+}
+
 let jumpAnalysisCached = false;
 
 /**
