@@ -1,6 +1,7 @@
 import { type Block, createBlockFromRLP } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { utf8ToBytes } from "@ethereumjs/util";
+import { LRUCache } from "lru-cache";
 import {
   addressIndexWrites,
   type ContractCreation,
@@ -26,6 +27,11 @@ import {
 } from "./records.js";
 
 const HEAD_KEY = utf8ToBytes("head");
+/**
+ * Stored size of the receipts kept decoded: a few hundred blocks of transfers. Receipt polling (every
+ * client waiting for its transaction) reads the newest blocks' receipts again and again.
+ */
+const RECEIPTS_CACHE_BYTES = 8 * 1024 * 1024;
 
 /** Everything one block adds to the store; written by {@link ChainStore.commitBlock} in one transaction. */
 export interface BlockCommit {
@@ -43,6 +49,10 @@ export interface BlockCommit {
 export class ChainStore {
   private readonly cache = new Map<string, Block>();
   private static readonly CACHE_SIZE = 512;
+  /** Decoded receipts of recently written or read blocks, weighed by their stored size. */
+  private readonly receiptsCache = new LRUCache<string, readonly StoredReceipt[]>({
+    maxSize: RECEIPTS_CACHE_BYTES,
+  });
 
   constructor(
     private readonly kv: KVStore,
@@ -89,10 +99,16 @@ export class ChainStore {
     return hash ? this.blockByHash(hash) : undefined;
   }
 
-  /** The receipts of a block, in transaction order. */
-  receipts(blockHash: Uint8Array): StoredReceipt[] | undefined {
+  /** The receipts of a block, in transaction order (shared with other readers: never change them). */
+  receipts(blockHash: Uint8Array): readonly StoredReceipt[] | undefined {
+    const key = Buffer.from(blockHash).toString("hex");
+    const cached = this.receiptsCache.get(key);
+    if (cached) return cached;
     const bytes = this.kv.get("receipts", blockHash);
-    return bytes ? decodeReceipts(bytes) : undefined;
+    if (!bytes) return undefined;
+    const receipts = decodeReceipts(bytes);
+    this.receiptsCache.set(key, receipts, { size: Math.max(1, bytes.length) });
+    return receipts;
   }
 
   /** Where a mined transaction lives. */
@@ -107,7 +123,8 @@ export class ChainStore {
     const hash = block.hash();
     const ops: WriteOp[] = [...commit.stateWrites];
     ops.push({ bucket: "blocks", key: hash, value: block.serialize() });
-    ops.push({ bucket: "receipts", key: hash, value: encodeReceipts(commit.receipts) });
+    const receipts = encodeReceipts(commit.receipts);
+    ops.push({ bucket: "receipts", key: hash, value: receipts });
     ops.push(...logIndexWrites(block.header.number, commit.receipts));
     ops.push(...addressIndexWrites(block, commit.receipts));
     block.transactions.forEach((tx, index) => {
@@ -120,7 +137,9 @@ export class ChainStore {
     });
     ops.push({ bucket: "meta", key: HEAD_KEY, value: hash });
     await this.kv.commit(ops);
-    this.remember(Buffer.from(hash).toString("hex"), block);
+    const key = Buffer.from(hash).toString("hex");
+    this.remember(key, block);
+    this.receiptsCache.set(key, commit.receipts, { size: Math.max(1, receipts.length) });
   }
 
   /** Canonical blocks in `[from, to]` that may hold logs matching `criteria`, ascending (from the log index). */

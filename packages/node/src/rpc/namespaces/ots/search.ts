@@ -38,7 +38,7 @@ function materialise(
   const txs: RpcTransaction[] = [];
   const receipts: TransactionsWithReceipts["receipts"] = [];
   let block: Block | undefined;
-  let stored: StoredReceipt[] = [];
+  let stored: readonly StoredReceipt[] = [];
   for (const { block: number, index } of positions) {
     if (block?.header.number !== number) {
       block = services.chain.blockByNumber(number);
