@@ -4,6 +4,7 @@ import { callDistinct } from "./callDistinct.js";
 import { getBalance } from "./getBalance.js";
 import { getLogs, getLogsTopic } from "./getLogs.js";
 import { ingest } from "./ingest.js";
+import { receipt } from "./receipt.js";
 import type { Scenario } from "./types.js";
 import { wsNewHeads } from "./wsNewHeads.js";
 
@@ -21,6 +22,7 @@ export const SCENARIOS: readonly Scenario[] = [
   callDistinct,
   getLogs,
   getLogsTopic,
+  receipt,
   ingest,
   wsNewHeads,
 ];

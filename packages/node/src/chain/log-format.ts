@@ -80,9 +80,14 @@ function eachLog(
   };
   let logIndex = 0;
   receipts.forEach((receipt, txIndex) => {
-    shared.transactionHash = toData(receipt.txHash);
+    // Hex-encoded only for a transaction with a kept log: a receipt query walks the whole block.
+    let transactionHash: Hex | undefined;
     for (const log of receipt.logs) {
-      if (keep(log, txIndex)) visit(log, shared, toQuantity(txIndex), toQuantity(logIndex));
+      if (keep(log, txIndex)) {
+        transactionHash ??= toData(receipt.txHash);
+        shared.transactionHash = transactionHash;
+        visit(log, shared, toQuantity(txIndex), toQuantity(logIndex));
+      }
       logIndex++;
     }
   });
