@@ -52,10 +52,23 @@ export function formatLogsJson(
   eachLog(ref, receipts, keep, (log, common, transactionIndex, logIndex) => {
     const topics = log.topics.map((t) => `"${toData(t)}"`).join(",");
     out.push(
-      `{"address":"${toData(log.address)}","topics":[${topics}],"data":"${toData(log.data)}","blockNumber":"${common.blockNumber}","transactionHash":"${common.transactionHash}","transactionIndex":"${transactionIndex}","blockHash":"${common.blockHash}","blockTimestamp":"${common.blockTimestamp}","logIndex":"${logIndex}","removed":false}`,
+      flatten(
+        `{"address":"${toData(log.address)}","topics":[${topics}],"data":"${toData(log.data)}","blockNumber":"${common.blockNumber}","transactionHash":"${common.transactionHash}","transactionIndex":"${transactionIndex}","blockHash":"${common.blockHash}","blockTimestamp":"${common.blockTimestamp}","logIndex":"${logIndex}","removed":false}`,
+      ),
     );
   });
   return out;
+}
+
+/**
+ * `text` as one contiguous string. V8 keeps a string built by concatenation as a tree of its pieces
+ * and walks the tree every time the string is copied; reading it as a number (which fails here)
+ * flattens it in place, once. A log's JSON, two dozen pieces, is copied into every answer that holds
+ * it: joining 10,000 of them took 4.4 ms flat against 13.9 ms as trees.
+ */
+function flatten(text: string): string {
+  Number(text);
+  return text;
 }
 
 interface SharedFields {
