@@ -21,10 +21,10 @@ function loadNativeSecp256k1(): Secp256k1Binding | undefined {
   }
 }
 
-// Main thread only: a worker thread that had loaded the binding corrupted the heap
-// when it was torn down (eth_call workers end with their node; seen as "free(): invalid pointer" in
-// V8's array buffer sweeper). Worker threads recover senders through their own binding
-// (sender-recovery.ts) and run the ecrecover precompile in JS.
+// Main thread only: a worker thread that had loaded the binding corrupted the heap when it was torn
+// down (eth_call workers end with their node; seen as "free(): invalid pointer" in V8's array buffer
+// sweeper). Worker threads recover senders through their own binding (sender-recovery.ts) and run
+// the ecrecover precompile in JS.
 const native = isMainThread ? loadNativeSecp256k1() : undefined;
 
 /** True when sender recovery runs on native libsecp256k1 (on the main thread; never on workers). */
