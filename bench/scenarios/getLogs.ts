@@ -13,6 +13,7 @@ import { devAccounts } from "../accounts.js";
 import { BENCH_TOKEN } from "../erc20.js";
 import { errorNote, loadMeasurement, runHttpLoad } from "../load.js";
 import { hexToNumber, RpcClient, sleep } from "../rpc.js";
+import { mineBlock, oncePerNode } from "./node-setup.js";
 import type { Measurement, Scenario, ScenarioContext } from "./types.js";
 
 /** Blocks holding the transfers, and transfers (one per sender) in each. */
@@ -144,14 +145,6 @@ async function signChain(
   return signed;
 }
 
-/** Sends raw transactions in one JSON-RPC batch, then mines exactly one block with them. */
-async function mineBlock(rpc: RpcClient, raws: readonly Hex[]): Promise<void> {
-  const out = await rpc.batch(raws.map((raw) => ({ method: "eth_sendRawTransaction", params: [raw] })));
-  const failed = out.find((o) => o.error);
-  if (failed?.error) throw new Error(`eth_sendRawTransaction: ${failed.error.message}`);
-  await rpc.call("evm_mine");
-}
-
 async function prepareChain(ctx: ScenarioContext, rpc: RpcClient): Promise<LogChain> {
   const started = performance.now();
   const chainId = hexToNumber(await rpc.call("eth_chainId"));
@@ -210,15 +203,8 @@ async function prepareChain(ctx: ScenarioContext, rpc: RpcClient): Promise<LogCh
 }
 
 /** The prepared chain of this node: built by whichever eth_getLogs scenario runs first on it. */
-async function logChain(ctx: ScenarioContext): Promise<LogChain> {
-  const key = `getLogs:chain:${ctx.node.target}:${ctx.node.pid}:${ctx.node.url}`;
-  let pending = ctx.cache.get(key) as Promise<LogChain> | undefined;
-  if (!pending) {
-    const rpc = new RpcClient(ctx.node.url, { maxSockets: 2 });
-    pending = prepareChain(ctx, rpc).finally(() => rpc.close());
-    ctx.cache.set(key, pending);
-  }
-  return pending;
+function logChain(ctx: ScenarioContext): Promise<LogChain> {
+  return oncePerNode(ctx, "getLogs:chain", (rpc) => prepareChain(ctx, rpc));
 }
 
 interface RpcLogLike {

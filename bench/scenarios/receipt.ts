@@ -1,7 +1,8 @@
 import { type Hex, keccak256, parseGwei } from "viem";
 import { devAccounts } from "../accounts.js";
 import { errorNote, loadMeasurement, runHttpLoad } from "../load.js";
-import { hexToNumber, RpcClient } from "../rpc.js";
+import { hexToNumber, type RpcClient } from "../rpc.js";
+import { mineBlock, oncePerNode } from "./node-setup.js";
 import type { Measurement, Scenario, ScenarioContext } from "./types.js";
 
 /** Transfers in the one block the receipts are read from, from SENDERS dev accounts. */
@@ -37,10 +38,7 @@ async function signTransfers(rpc: RpcClient): Promise<Hex[]> {
 /** Mines every transfer into one block and returns the polled transaction's hash. */
 async function prepareBlock(rpc: RpcClient, ctx: ScenarioContext): Promise<Hex> {
   const raws = await signTransfers(rpc);
-  const sent = await rpc.batch(raws.map((raw) => ({ method: "eth_sendRawTransaction", params: [raw] })));
-  const failed = sent.find((o) => o.error);
-  if (failed?.error) throw new Error(`eth_sendRawTransaction: ${failed.error.message}`);
-  await rpc.call("evm_mine");
+  await mineBlock(rpc, raws);
   const hash = keccak256(raws[POLLED]!);
   const receipt = await rpc.call<{ status?: string; blockNumber?: string } | null>(
     "eth_getTransactionReceipt",
@@ -65,14 +63,7 @@ export const receipt: Scenario = {
   repeatable: true,
   modes: () => ["manual"],
   async run(ctx: ScenarioContext): Promise<Measurement> {
-    const key = `receipt:${ctx.node.target}:${ctx.node.pid}:${ctx.node.url}`;
-    let pending = ctx.cache.get(key) as Promise<Hex> | undefined;
-    if (!pending) {
-      const rpc = new RpcClient(ctx.node.url, { maxSockets: 2 });
-      pending = prepareBlock(rpc, ctx).finally(() => rpc.close());
-      ctx.cache.set(key, pending);
-    }
-    const hash = await pending;
+    const hash = await oncePerNode(ctx, "receipt:block", (rpc) => prepareBlock(rpc, ctx));
     const load = await runHttpLoad({
       url: ctx.node.url,
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_getTransactionReceipt", params: [hash] }),
