@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { blockRewardFromIssuance, genesisSupply } from "../consensus/issuance.js";
 import { ConsensusSection, SystemSection } from "../consensus/network-sections.js";
 import { ReporterSection } from "../reporter/reporter-config.js";
 import dev from "./networks/dev.json" with { type: "json" };
@@ -81,5 +82,29 @@ export function parseNetwork(raw: unknown, source: string): NetworkFile {
   if (result.data.consensus && !result.data.system) {
     throw new Error(`network ${source}: consensus: needs the system section (the Staking contract)`);
   }
-  return result.data;
+  return withBlockReward(result.data, source);
+}
+
+/** Converts `system.staking.issuance` into the per-block `blockReward` the engine pays. */
+function withBlockReward(network: NetworkFile, source: string): NetworkFile {
+  const staking = network.system?.staking;
+  if (!network.system || !staking) return network;
+  if ((staking.blockReward === undefined) === (staking.issuance === undefined)) {
+    throw new Error(
+      `network ${source}: system.staking: give either blockReward or issuance, not both or neither`,
+    );
+  }
+  if (!staking.issuance) return network;
+  const blockReward = blockRewardFromIssuance({
+    issuance: staking.issuance,
+    genesisSupply: genesisSupply(
+      network.genesis.alloc,
+      staking.validators.map((v) => v.selfStake),
+    ),
+    blockTimeSeconds: network.mining.blockTime,
+  });
+  return {
+    ...network,
+    system: { ...network.system, staking: { ...staking, blockReward: blockReward.toString() } },
+  };
 }

@@ -8,6 +8,7 @@ import {
 } from "@strata/contracts";
 import { getAddress } from "viem";
 import { z } from "zod";
+import { IssuanceSection } from "./issuance.js";
 
 const WeiAmount = z.string().regex(/^\d+$/, "expected a decimal amount of wei");
 const Fraction = z
@@ -23,7 +24,11 @@ export const GenesisValidatorEntry = z.object({
   selfStake: WeiAmount,
 });
 
-/** The Staking contract's constructor configuration and the genesis validators. */
+/**
+ * The Staking contract's constructor configuration and the genesis validators. The block reward is
+ * given either as `blockReward` (wei per block) or as `issuance` (an annual inflation that
+ * `parseNetwork` converts to `blockReward`), never both.
+ */
 export const StakingSection = z.object({
   minSelfStake: WeiAmount,
   maxValidators: z.number().int().min(1).max(1000),
@@ -32,7 +37,8 @@ export const StakingSection = z.object({
   maxCommissionChangePerEpoch: Fraction,
   jailThreshold: z.number().int().min(1),
   jailCooldown: Blocks,
-  blockReward: WeiAmount,
+  blockReward: WeiAmount.optional(),
+  issuance: IssuanceSection.optional(),
   uptimeWindow: z.number().int().min(1),
   validators: z.array(GenesisValidatorEntry).min(1),
 });
@@ -99,9 +105,14 @@ export function stakingConfig(system: SystemSection): StakingConfig {
     maxCommissionChangePerEpoch: parseCommission(s.maxCommissionChangePerEpoch),
     jailThreshold: BigInt(s.jailThreshold),
     jailCooldown: BigInt(s.jailCooldown),
-    blockReward: BigInt(s.blockReward),
+    blockReward: BigInt(requireBlockReward(s.blockReward)),
     uptimeWindow: BigInt(s.uptimeWindow),
   };
+}
+
+function requireBlockReward(blockReward: string | undefined): string {
+  if (blockReward === undefined) throw new Error("system.staking: no blockReward (and no issuance)");
+  return blockReward;
 }
 
 function genesisValidators(system: SystemSection): GenesisValidator[] {

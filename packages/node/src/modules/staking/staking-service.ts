@@ -36,8 +36,24 @@ export interface NetworkStakingInfo {
   /** Blocks. */
   readonly unbondingPeriod: number;
   readonly blockReward: string;
-  /** Annual rate earned by stake over recent epochs, decimal fraction string. */
+  /** Annual rate earned by stake over {@link aprWindow}, decimal fraction string ("0" without a window). */
   readonly apr: string;
+  /** The blocks `apr` was measured over; null before the first epoch completes. */
+  readonly aprWindow: AprWindow | null;
+}
+
+/** The span of completed epochs an APR figure was measured over. */
+export interface AprWindow {
+  /** First and last block of the span, hex. */
+  readonly fromBlock: string;
+  readonly toBlock: string;
+  /** Completed epochs in the span, and how many a full window has. */
+  readonly epochs: number;
+  readonly fullEpochs: number;
+  /** Chain time the span took, seconds. */
+  readonly seconds: number;
+  /** True once the span is a full window (`epochs === fullEpochs`); figures before that are provisional. */
+  readonly complete: boolean;
 }
 
 /** `svc_getStakingInfo([address])`: the network figures plus one account's stake. */
@@ -111,7 +127,7 @@ export class StakingService {
       nextEpochBlock: `0x${nextEpochBlock.toString(16)}`,
       unbondingPeriod: Number(config.unbondingPeriod),
       blockReward: config.blockReward.toString(),
-      apr: await this.apr(block, config.epochLength),
+      ...(await this.apr(block, config.epochLength)),
     };
   }
 
@@ -152,28 +168,43 @@ export class StakingService {
 
   /**
    * Rewards actually distributed over the last {@link APR_EPOCHS} completed epochs, per unit of the
-   * stake bonded at their end, scaled from the chain time they took to a year.
+   * stake bonded at their end, scaled from the chain time they took to a year; with that span.
    */
-  private async apr(block: Block, epochLength: bigint): Promise<string> {
+  private async apr(
+    block: Block,
+    epochLength: bigint,
+  ): Promise<{ apr: string; aprWindow: AprWindow | null }> {
+    const none = { apr: "0", aprWindow: null };
     const number = block.header.number;
-    if (number + 1n < epochLength) return "0";
+    if (number + 1n < epochLength) return none;
     const end = ((number + 1n) / epochLength) * epochLength - 1n;
-    const startEpochs = (end + 1n) / epochLength > APR_EPOCHS ? APR_EPOCHS : (end + 1n) / epochLength;
-    const start = end + 1n - startEpochs * epochLength;
+    const epochs = (end + 1n) / epochLength > APR_EPOCHS ? APR_EPOCHS : (end + 1n) / epochLength;
+    const start = end + 1n - epochs * epochLength;
     const endBlock = this.chain.blockByNumber(end);
     const startBlock = this.chain.blockByNumber(start);
     // Genesis carries the network's launch time, not a slot: chain time starts with block 1.
     const clockStart = this.chain.blockByNumber(start === 0n ? 1n : start);
-    if (!endBlock || !startBlock || !clockStart) return "0";
+    if (!endBlock || !startBlock || !clockStart) return none;
     const [after, before, staked] = await Promise.all([
       readStaking(this.calls, endBlock, "totalRewardsDistributed"),
       start === 0n ? Promise.resolve(0n) : readStaking(this.calls, startBlock, "totalRewardsDistributed"),
       readStaking(this.calls, endBlock, "totalStaked"),
     ]);
     const seconds = endBlock.header.timestamp - clockStart.header.timestamp;
-    if (staked === 0n || seconds <= 0n) return "0";
+    const aprWindow: AprWindow = {
+      fromBlock: `0x${start.toString(16)}`,
+      toBlock: `0x${end.toString(16)}`,
+      epochs: Number(epochs),
+      fullEpochs: Number(APR_EPOCHS),
+      seconds: Number(seconds),
+      complete: epochs === APR_EPOCHS,
+    };
+    if (staked === 0n || seconds <= 0n) return { apr: "0", aprWindow };
     const scale = 10n ** 18n;
-    return formatFraction(((after - before) * scale * SECONDS_PER_YEAR) / (staked * seconds));
+    return {
+      apr: formatFraction(((after - before) * scale * SECONDS_PER_YEAR) / (staked * seconds)),
+      aprWindow,
+    };
   }
 }
 

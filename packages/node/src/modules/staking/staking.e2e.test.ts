@@ -183,6 +183,24 @@ describe("staking end to end (dev network, manual mining)", () => {
       blockReward: BLOCK_REWARD.toString(),
     });
     expect(Number(network.apr)).toBeGreaterThan(0);
+    // The APR says which completed epochs it covers: the latest ones, up to a full window of 10.
+    const window = network.aprWindow as {
+      fromBlock: string;
+      toBlock: string;
+      epochs: number;
+      fullEpochs: number;
+      seconds: number;
+      complete: boolean;
+    };
+    const head = await clients.publicClient.getBlockNumber();
+    expect(window.fullEpochs).toBe(10);
+    expect(window.epochs).toBeGreaterThan(0);
+    expect(window.complete).toBe(window.epochs === 10);
+    expect((BigInt(window.toBlock) + 1n) % 20n).toBe(0n);
+    expect(BigInt(window.toBlock)).toBeLessThanOrEqual(head);
+    expect(head - BigInt(window.toBlock)).toBeLessThan(20n);
+    expect(BigInt(window.toBlock) + 1n - BigInt(window.fromBlock)).toBe(BigInt(window.epochs * 20));
+    expect(window.seconds).toBeGreaterThan(0);
     expect(network.totalStaked).toBe(parseEther("25000").toString());
     const mine = (await rpc(t.url, "svc_getStakingInfo", [validator.address])).result as Record<
       string,
