@@ -44,14 +44,14 @@ export function formatNumber(n: number | string | bigint | null | undefined, max
 }
 
 /**
- * Formats a ratio (0..1) or a percentage (0..100: when `alreadyPercent`, or when above 1) as `12.3 %`.
- * Accepts numeric strings too (`"0.05"`, `"99.90"`).
+ * Formats a ratio as a percentage: `0.061` is "6.1 %". Every ratio the API sends (commission, uptime,
+ * APR, confidence, backtest errors and coverage) is a decimal fraction, as a JSON number or a decimal
+ * string; this is the only percentage formatter, and it never guesses a unit.
  */
-export function formatPercent(value: number | string | null | undefined, alreadyPercent = false): string {
+export function formatFraction(value: number | string | null | undefined, maxFraction = 2): string {
   const v = value === null || value === undefined || value === "" ? Number.NaN : Number(value);
   if (!Number.isFinite(v)) return "–";
-  const pct = alreadyPercent || v > 1 ? v : v * 100;
-  return `${pct.toLocaleString("en-US", { maximumFractionDigits: 2 })} %`;
+  return `${(v * 100).toLocaleString("en-US", { maximumFractionDigits: maxFraction })} %`;
 }
 
 /** Shortens a hash or address to `0x1234…abcd`. */

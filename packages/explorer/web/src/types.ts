@@ -143,7 +143,20 @@ export interface StakingInfo {
   nextEpochBlock: number;
   unbondingPeriod: number;
   blockReward: string;
+  /** Decimal fraction, measured over `aprWindow`. */
   apr: number | string;
+  /** The completed epochs `apr` covers; null before the first epoch ends. */
+  aprWindow: AprWindow | null;
+}
+
+/** The span an APR was measured over (`complete` once it is a full window). */
+export interface AprWindow {
+  fromBlock: string | number;
+  toBlock: string | number;
+  epochs: number;
+  fullEpochs: number;
+  seconds: number;
+  complete: boolean;
 }
 
 /** A DePIN node in `GET /v1/depin/nodes`. */

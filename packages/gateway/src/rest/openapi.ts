@@ -12,6 +12,14 @@ const wei = {
   description: "decimal integer (wei or token units)",
 } as const;
 const hex = { type: "string", pattern: "^0x[0-9a-f]*$" } as const;
+/** Every ratio is a decimal fraction, never a percentage: 0.05 is 5 %, 1 is 100 %. */
+const fraction = (what: string) => ({
+  type: "string",
+  pattern: "^\\d+(\\.\\d+)?$",
+  description: `${what}: decimal fraction (0.05 = 5 %)`,
+});
+const fractionNumber = (what: string) => ({ ...num, description: `${what}: decimal fraction (0.05 = 5 %)` });
+const hexOrInt = { oneOf: [hex, int] };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const obj = (properties: Record<string, object>, required = Object.keys(properties)) => ({
   type: "object",
@@ -182,8 +190,10 @@ const schemas = {
   Validator: obj({
     address: hex,
     stake: wei,
-    commission: str,
-    uptime: str,
+    commission: fraction("share of rewards the validator keeps"),
+    uptime: fraction(
+      "slots proposed of those assigned in the last uptime window (svc_getValidators gives the same as a percentage)",
+    ),
     status: { type: "string", enum: ["active", "inactive", "jailed", "unbonding"] },
     selfStake: wei,
     delegatedStake: wei,
@@ -197,9 +207,54 @@ const schemas = {
     stake: wei,
     blocksProposed: nullable(int),
     blocksMissed: nullable(int),
-    uptime: nullable(str),
+    uptime: nullable(fraction("uptime at the snapshot")),
   }),
-  Staking: { type: "object", description: "svc_getStakingInfo result (see DECISIONS.md)" },
+  Staking: {
+    ...obj(
+      {
+        totalStaked: wei,
+        validatorCount: int,
+        activeValidatorCount: int,
+        minValidatorStake: wei,
+        epoch: int,
+        epochLength: int,
+        nextEpochBlock: hex,
+        unbondingPeriod: { ...int, description: "blocks" },
+        blockReward: { ...wei, description: "wei minted per block" },
+        apr: fraction("annual rate the stake earned over aprWindow ('0' without a window)"),
+        aprWindow: {
+          ...nullable(
+            obj({
+              fromBlock: hex,
+              toBlock: hex,
+              epochs: { ...int, description: "completed epochs measured" },
+              fullEpochs: { ...int, description: "epochs in a full window (10)" },
+              seconds: { ...int, description: "chain time the span took" },
+              complete: {
+                type: "boolean",
+                description: "a full window; before that apr is provisional and the explorer shows '-'",
+              },
+            }),
+          ),
+          description: "the completed epochs apr was measured over; null before the first epoch ends",
+        },
+      },
+      [
+        "totalStaked",
+        "validatorCount",
+        "activeValidatorCount",
+        "minValidatorStake",
+        "epoch",
+        "epochLength",
+        "nextEpochBlock",
+        "unbondingPeriod",
+        "blockReward",
+        "apr",
+        "aprWindow",
+      ],
+    ),
+    description: "svc_getStakingInfo result (docs/consensus.md); with an address, also that account's stake",
+  },
   DePINNode: obj({
     id: hex,
     owner: hex,
@@ -207,10 +262,12 @@ const schemas = {
     region: str,
     endpoint: str,
     stake: wei,
-    registeredAt: {},
-    lastHeartbeat: {},
-    lastHeartbeatAt: { ...str, format: "date-time" },
-    uptime: {},
+    registeredAt: hexOrInt,
+    lastHeartbeat: nullable(hexOrInt),
+    lastHeartbeatAt: nullable({ ...str, format: "date-time" }),
+    uptime: fraction(
+      "heartbeat buckets seen of those expected in the heartbeat window (svc_getDePINNodes gives a percentage)",
+    ),
     status: str,
     rewards: wei,
   }),
@@ -218,7 +275,7 @@ const schemas = {
     asset: str,
     currentPrice: str,
     predictedPrice: str,
-    confidence: str,
+    confidence: fraction("calibrated probability that the price lands within ±5 % of predictedPrice"),
     horizon: int,
     timestamp: { ...str, format: "date-time" },
     lower: str,
@@ -235,7 +292,13 @@ const schemas = {
     },
     backtest: {
       ...nullable(
-        obj({ mape: num, baselineMape: num, coverage80: num, calibrationError: num, horizon: int }),
+        obj({
+          mape: fractionNumber("mean absolute error relative to the price"),
+          baselineMape: fractionNumber("the same for the naive last-price forecast"),
+          coverage80: fractionNumber("share of realised prices inside the 80 % interval"),
+          calibrationError: fractionNumber("mean gap between stated confidence and observed hit rate"),
+          horizon: { ...int, description: "days" },
+        }),
       ),
       description:
         "walk-forward backtest of the model on the indexed daily closes (null: too little history)",
@@ -257,7 +320,8 @@ export const OPENAPI_DOCUMENT = {
     version: "1.0.0",
     description:
       "Read-only views of the chain from the indexer's PostgreSQL, plus live reads from the node. JSON, camelCase; " +
-      "amounts as decimal strings; block numbers and counts as numbers; times as `timestamp` (unix seconds) and " +
+      "amounts as decimal strings; ratios (commission, uptime, APR, confidence, backtest errors) as decimal fractions, " +
+      "never percentages (0.05 = 5 %); block numbers and counts as numbers; times as `timestamp` (unix seconds) and " +
       "`datetime` (ISO 8601 UTC). Lists are `{items, nextCursor}`, paged with `?limit=` (1..100, default 25) and " +
       "`?cursor=`. Errors are `{error: {code, message}}`. Same API keys (`X-API-Key`) and rate limits as JSON-RPC.",
   },

@@ -256,6 +256,17 @@ describe("REST /v1", () => {
     expect(Array.isArray(depin.body.items)).toBe(true);
     expect((await get("/v1/depin/nodes?type=toaster")).status).toBe(400);
     expect((await get(`/v1/validators/${acct(0)}/history`)).body).toEqual({ items: [], nextCursor: null });
+    const validators = await node.call("svc_getValidators", []).then(
+      (r) => r as { uptime: string }[],
+      () => undefined,
+    );
+    if (validators) {
+      // REST gives every ratio as a fraction: the percentage uptime of JSON-RPC divided by 100.
+      const restValidators = await get<{ items: { uptime: string }[] }>("/v1/validators");
+      expect(restValidators.body.items).toEqual(
+        validators.map((v) => ({ ...v, uptime: String(Number(v.uptime) / 100) })),
+      );
+    }
   });
 
   it("answers errors as {error: {code, message}} and refuses bad paging", async () => {
@@ -303,15 +314,16 @@ describe("REST reads what the indexer stores", () => {
   it("lists validator history snapshots newest first with a cursor", async () => {
     for (const epoch of [1n, 2n, 3n]) {
       await db.query(
-        "INSERT INTO validator_snapshots (epoch, address, block_number, stake, blocks_proposed, blocks_missed, uptime) VALUES ($1, $2, $3, $4, $5, 0, '100.00')",
-        [epoch, acct(7), epoch * 10n, `${epoch}000`, epoch * 3n],
+        "INSERT INTO validator_snapshots (epoch, address, block_number, stake, blocks_proposed, blocks_missed, uptime) VALUES ($1, $2, $3, $4, $5, 0, $6)",
+        [epoch, acct(7), epoch * 10n, `${epoch}000`, epoch * 3n, epoch === 3n ? "99.50" : "100.00"],
       );
     }
     const first = await get<{ items: { epoch: number }[]; nextCursor: string }>(
       `/v1/validators/${acct(7)}/history?limit=2`,
     );
     expect(first.body.items).toEqual([
-      { epoch: 3, blockNumber: 30, stake: "3000", blocksProposed: 9, blocksMissed: 0, uptime: "100.00" },
+      // Uptime is stored as svc_getValidators gives it (a percentage) and served as a fraction.
+      { epoch: 3, blockNumber: 30, stake: "3000", blocksProposed: 9, blocksMissed: 0, uptime: "0.995" },
       expect.objectContaining({ epoch: 2 }),
     ]);
     const rest = await get<{ items: { epoch: number }[]; nextCursor: null }>(

@@ -13,6 +13,25 @@ type StoredToken = indexerDb.StoredToken;
  * indexes and counts as numbers; times as `timestamp` (unix seconds) plus `datetime` (ISO 8601 UTC).
  */
 
+/**
+ * A percentage string as JSON-RPC gives uptime ("99.90", DECISIONS.md) as the decimal fraction REST
+ * gives every ratio in ("0.999"), shifted digit by digit so nothing is lost to floating point.
+ */
+export function percentToFraction(percent: string): string {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(percent);
+  if (!match) throw new Error(`not a percentage: "${percent}"`);
+  const decimals = (match[2] ?? "").length + 2;
+  const digits = `${match[1]}${match[2] ?? ""}`.padStart(decimals + 1, "0");
+  const whole = digits.slice(0, -decimals).replace(/^0+(?=\d)/, "");
+  const fraction = digits.slice(-decimals).replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+/** The same object with its `uptime` percentage (when a string) as a fraction. */
+export function withUptimeFraction<T extends { uptime?: unknown }>(item: T): T {
+  return typeof item.uptime === "string" ? { ...item, uptime: percentToFraction(item.uptime) } : item;
+}
+
 /** ISO 8601 UTC of unix seconds. */
 export const isoOf = (seconds: bigint | number) => new Date(Number(seconds) * 1000).toISOString();
 

@@ -2,7 +2,7 @@ import { Card, Fields } from "../components/layout.tsx";
 import { AddressLink, BlockLink } from "../components/links.tsx";
 import { ErrorView, Loading } from "../components/states.tsx";
 import { TxTable } from "../components/tables.tsx";
-import { formatDate, formatGwei, formatNumber, formatPercent, timeAgo } from "../format.ts";
+import { formatDate, formatFraction, formatGwei, formatNumber, timeAgo } from "../format.ts";
 import { useApi } from "../hooks.ts";
 import { Link } from "../router.tsx";
 import type { Block, Transaction } from "../types.ts";
@@ -40,7 +40,7 @@ export function BlockPage({ id }: { id: string }) {
             ["Time", `${formatDate(b.timestamp)} (${timeAgo(b.timestamp)})`],
             ["Proposer", <AddressLink key="m" address={b.miner} full />],
             ["Transactions", formatNumber(b.transactionCount)],
-            ["Gas used", `${formatNumber(gasUsed)} (${formatPercent(gasLimit ? gasUsed / gasLimit : 0)})`],
+            ["Gas used", `${formatNumber(gasUsed)} (${formatFraction(gasLimit ? gasUsed / gasLimit : 0)})`],
             ["Gas limit", formatNumber(gasLimit)],
             ["Base fee", b.baseFeePerGas === null ? "–" : formatGwei(b.baseFeePerGas)],
             ["Size", `${formatNumber(b.size)} bytes`],

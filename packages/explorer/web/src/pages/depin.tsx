@@ -3,7 +3,7 @@ import { BarChart } from "../components/charts.tsx";
 import { Card } from "../components/layout.tsx";
 import { AddressLink, StatusBadge } from "../components/links.tsx";
 import { Paged } from "../components/pager.tsx";
-import { formatEther, formatPercent, timeAgo } from "../format.ts";
+import { formatEther, formatFraction, timeAgo } from "../format.ts";
 import { useApi, useNow } from "../hooks.ts";
 import type { DepinNode, Page } from "../types.ts";
 
@@ -105,7 +105,7 @@ export function DepinPage() {
                       <td className="muted">
                         {n.lastHeartbeatAt ? timeAgo(n.lastHeartbeatAt, now) : "never"}
                       </td>
-                      <td className="num hide-sm">{formatPercent(n.uptime)}</td>
+                      <td className="num hide-sm">{formatFraction(n.uptime)}</td>
                       <td className="num hide-sm">{formatEther(n.stake)}</td>
                       <td className="hide-sm">
                         <AddressLink address={n.owner} />

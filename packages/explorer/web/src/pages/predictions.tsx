@@ -2,7 +2,7 @@ import { useState } from "react";
 import { LineChart } from "../components/charts.tsx";
 import { Card, Fields, Stat } from "../components/layout.tsx";
 import { ErrorView, Loading } from "../components/states.tsx";
-import { formatDate, formatPercent, formatPrice, toMillis } from "../format.ts";
+import { formatDate, formatFraction, formatPrice, toMillis } from "../format.ts";
 import { useApi } from "../hooks.ts";
 import { Link } from "../router.tsx";
 import type { PredictionView } from "../types.ts";
@@ -50,7 +50,11 @@ function Prediction({ asset }: { asset: string }) {
             value={formatPrice(p.predictedPrice)}
           />
           <Stat label="80 % interval" value={`${formatPrice(p.lower)} – ${formatPrice(p.upper)}`} />
-          <Stat label="Confidence" value={formatPercent(p.confidence)} hint="within ±5 % of the prediction" />
+          <Stat
+            label="Confidence"
+            value={formatFraction(p.confidence)}
+            hint="within ±5 % of the prediction"
+          />
         </div>
       ) : (
         <p className="state not-available" data-testid="no-prediction">
@@ -118,10 +122,10 @@ function Prediction({ asset }: { asset: string }) {
         {backtest ? (
           <Fields
             rows={[
-              ["Mean absolute % error", formatPercent(backtest.mape, true)],
-              ["Naive baseline error", formatPercent(backtest.baselineMape, true)],
-              ["80 % interval coverage", formatPercent(backtest.coverage80)],
-              ["Calibration error", formatPercent(backtest.calibrationError)],
+              ["Mean absolute % error", formatFraction(backtest.mape)],
+              ["Naive baseline error", formatFraction(backtest.baselineMape)],
+              ["80 % interval coverage", formatFraction(backtest.coverage80)],
+              ["Calibration error", formatFraction(backtest.calibrationError)],
               ["Horizon", `${backtest.horizon} d`],
             ]}
           />

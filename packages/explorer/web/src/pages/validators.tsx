@@ -3,7 +3,7 @@ import { BarChart, LineChart } from "../components/charts.tsx";
 import { Card } from "../components/layout.tsx";
 import { AddressLink, StatusBadge } from "../components/links.tsx";
 import { ErrorView, Loading } from "../components/states.tsx";
-import { formatEther, formatNumber, formatPercent, shortHash } from "../format.ts";
+import { formatEther, formatFraction, formatNumber, shortHash } from "../format.ts";
 import { useApi } from "../hooks.ts";
 import type { Page, Validator, ValidatorEpoch } from "../types.ts";
 
@@ -37,7 +37,7 @@ function History({ address }: { address: string }) {
           },
         ]}
         xLabel={(x) => `E${Math.round(x)}`}
-        yLabel={(y) => formatPercent(y)}
+        yLabel={(y) => formatFraction(y)}
       />
     </div>
   );
@@ -93,8 +93,8 @@ export function ValidatorsPage() {
                       <StatusBadge status={v.jailed ? "jailed" : v.status} />
                     </td>
                     <td className="num">{formatEther(v.stake)}</td>
-                    <td className="num hide-sm">{formatPercent(v.commission)}</td>
-                    <td className="num">{formatPercent(v.uptime)}</td>
+                    <td className="num hide-sm">{formatFraction(v.commission)}</td>
+                    <td className="num">{formatFraction(v.uptime)}</td>
                     <td className="num hide-sm">{formatNumber(v.blocksProposed)}</td>
                     <td className="num hide-sm">{formatNumber(v.blocksMissed)}</td>
                     <td>

@@ -3,7 +3,7 @@ import { BacktestCache } from "../backtest-cache.js";
 import { callNode, requireDb, tryNode } from "../context.js";
 import { addressParam, enumParam, intParam, limitParam } from "../params.js";
 import { BadRequestError, NotFoundError } from "../rest-errors.js";
-import { isoOf, page } from "../serialize.js";
+import { isoOf, page, percentToFraction, withUptimeFraction } from "../serialize.js";
 import type { Route } from "./route.js";
 
 const NODE_TYPES = ["compute", "storage", "wireless", "sensor", "energy"] as const;
@@ -16,7 +16,8 @@ export const moduleRoutes: Route[] = [
   {
     pattern: /^\/v1\/validators$/,
     async handle(ctx) {
-      return { items: await callNode<unknown[]>(ctx, "svc_getValidators", []), nextCursor: null };
+      const validators = await callNode<{ uptime?: unknown }[]>(ctx, "svc_getValidators", []);
+      return { items: validators.map(withUptimeFraction), nextCursor: null };
     },
   },
   {
@@ -42,7 +43,7 @@ export const moduleRoutes: Route[] = [
           stake: s.stake,
           blocksProposed: s.blocks_proposed === null ? null : Number(s.blocks_proposed),
           blocksMissed: s.blocks_missed === null ? null : Number(s.blocks_missed),
-          uptime: s.uptime,
+          uptime: s.uptime === null ? null : percentToFraction(s.uptime),
         }),
         (s) => String(s.epoch),
       );
@@ -73,7 +74,7 @@ export const moduleRoutes: Route[] = [
       return page(
         rows,
         limit,
-        (n) => n,
+        (n) => withUptimeFraction(n as { uptime?: unknown }),
         (n) => (n as { id: string }).id,
       );
     },
