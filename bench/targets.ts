@@ -201,6 +201,8 @@ async function startStrata(mode: MiningMode): Promise<NodeHandle> {
     mode,
     // The dev price reporter writes oracle history at start; anvil has nothing like it to compete with the load.
     "--no-reporter",
+    // The DePIN demo's heartbeats would be blocks and transactions the load did not send.
+    "--no-demo",
   ];
   if (mode === "interval") args.push("--block-time", String(BLOCK_TIME_SECONDS));
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });

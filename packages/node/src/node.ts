@@ -5,6 +5,7 @@ import type { NodeConfig } from "./config/node-config.js";
 import { createPosEngine } from "./consensus/create-engine.js";
 import type { PosEngine } from "./consensus/engine.js";
 import { SenderRecovery } from "./crypto/sender-recovery.js";
+import { DepinDemo } from "./demo/depin-demo.js";
 import { type DevAccount, deriveDevAccounts } from "./dev-accounts.js";
 import { BlockExecutor } from "./execution/block-executor.js";
 import { CallExecutor } from "./execution/call-executor.js";
@@ -56,6 +57,8 @@ export interface StrataNode {
   readonly logger: Logger;
   /** The built-in price reporter, running once started when the config enables it. */
   reporter: PriceReporter | null;
+  /** The built-in DePIN demo, running once started when the config enables it. */
+  demo: DepinDemo | null;
   /** The HTTP JSON-RPC URL, once started. */
   rpcUrl: string;
   /** The WebSocket JSON-RPC URL (same port), once started. */
@@ -221,6 +224,7 @@ export async function createNode(
     devAccounts,
     logger,
     reporter: null,
+    demo: null,
     rpcUrl: "",
     wsUrl: "",
     status: () => ({
@@ -243,8 +247,17 @@ export async function createNode(
         );
         node.reporter.start();
       }
+      if (config.demo && config.follow === undefined) {
+        node.demo = new DepinDemo({
+          ...config.demo,
+          rpcUrl: node.rpcUrl,
+          logger: logger.child({ module: "depin-demo" }),
+        });
+        node.demo.start();
+      }
     },
     async stop() {
+      await node.demo?.stop();
       await node.reporter?.stop();
       await ws.close();
       subscriptions.close();

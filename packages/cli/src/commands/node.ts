@@ -39,6 +39,10 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
   fresh: { type: "boolean", description: "wipe the datadir before starting" },
   "log-level": { type: "string", description: "trace | debug | info | warn | error | silent (default info)" },
   "no-reporter": { type: "boolean", description: "do not run the network's built-in price reporter (dev)" },
+  "no-demo": {
+    type: "boolean",
+    description: "do not run the network's built-in DePIN demo (dev: simulated devices and heartbeats)",
+  },
   follow: {
     type: "string",
     description: "follow the node at this JSON-RPC URL: sync, verify, serve reads, forward transactions",
@@ -129,6 +133,7 @@ export function nodeConfigFromFlags(values: FlagValues) {
       },
       ...(values["log-level"] === undefined ? {} : { logLevel: values["log-level"] as string }),
       ...(values["no-reporter"] ? { reporter: null } : {}),
+      ...(values["no-demo"] ? { demo: null } : {}),
       ...consensus,
     });
   } catch (error) {

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { blockRewardFromIssuance, genesisSupply } from "../consensus/issuance.js";
 import { ConsensusSection, SystemSection } from "../consensus/network-sections.js";
+import { DemoSection } from "../demo/depin-demo-config.js";
 import { ReporterSection } from "../reporter/reporter-config.js";
 import dev from "./networks/dev.json" with { type: "json" };
 import mainnet from "./networks/mainnet.json" with { type: "json" };
@@ -50,6 +51,8 @@ export const NetworkFile = z.object({
   consensus: ConsensusSection.optional(),
   /** The built-in price reporter `strata node` runs on this network (dev). */
   reporter: ReporterSection.optional(),
+  /** The built-in DePIN demo `strata node` runs on this network (dev). */
+  demo: DemoSection.optional(),
 });
 /** A parsed network file. */
 export type NetworkFile = z.output<typeof NetworkFile>;

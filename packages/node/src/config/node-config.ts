@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os";
+import { type DepinDemoSettings, demoFromNetwork } from "../demo/depin-demo-config.js";
 import { readDatadirNetwork } from "../import/datadir-network.js";
 import { type ReporterSettings, reporterFromNetwork } from "../reporter/reporter-config.js";
 import { loadNetwork, type NetworkFile } from "./network.js";
@@ -53,6 +54,8 @@ export interface NodeConfig {
   readonly follow?: string;
   /** The built-in price reporter (the network's `reporter` section); null when off. */
   readonly reporter: ReporterSettings | null;
+  /** The built-in DePIN demo (the network's `demo` section); null when off. */
+  readonly demo: DepinDemoSettings | null;
 }
 
 /** Sealing settings of a proof-of-stake node. */
@@ -105,6 +108,8 @@ export interface NodeConfigOverrides {
   follow?: string;
   /** Built-in price reporter; null turns it off. Default: the network's (off in testConfig). */
   reporter?: ReporterSettings | null;
+  /** Built-in DePIN demo; null turns it off. Default: the network's (off in testConfig). */
+  demo?: DepinDemoSettings | null;
 }
 
 /** Builds a full config from defaults, the network's own mining defaults and the given overrides. */
@@ -154,6 +159,7 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
     ...(overrides.validator === undefined ? {} : { validator: overrides.validator }),
     ...(overrides.follow === undefined ? {} : { follow: overrides.follow }),
     reporter: overrides.reporter === undefined ? reporterFromNetwork(network) : overrides.reporter,
+    demo: overrides.demo === undefined ? demoFromNetwork(network) : overrides.demo,
   };
 }
 
@@ -164,6 +170,7 @@ export function testConfig(overrides: NodeConfigOverrides = {}): NodeConfig {
     datadir: null,
     logLevel: "silent",
     reporter: null,
+    demo: null,
     ...overrides,
     rpc: { port: 0, ...overrides.rpc },
   });

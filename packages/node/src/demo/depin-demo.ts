@@ -1,0 +1,236 @@
+import {
+  DEPIN_NODE_STATUS,
+  DEPIN_REGISTRY_ADDRESS,
+  type DePINNodeType,
+  DePINRegistry,
+} from "@strata/contracts";
+import type { Logger } from "pino";
+import {
+  type Account,
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  encodeFunctionData,
+  type Hex,
+  http,
+  keccak256,
+  type PublicClient,
+  type Transport,
+  toHex,
+  type WalletClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { DepinDemoSettings } from "./depin-demo-config.js";
+
+/** One simulated device of the demo. */
+export interface DemoDevice {
+  /** Short name; the node id is keccak256 of `strata-demo:<name>`. */
+  readonly name: string;
+  readonly type: DePINNodeType;
+  readonly region: string;
+  /** True for the device that stops sending heartbeats (so `inactive` and lower uptime appear). */
+  readonly goesSilent?: boolean;
+}
+
+/** The demo's devices: one of each type, in different regions; the Tokyo sensor goes silent. */
+export const DEMO_DEVICES: readonly DemoDevice[] = [
+  { name: "gpu-frankfurt-1", type: "compute", region: "eu-central" },
+  { name: "nas-virginia-1", type: "storage", region: "us-east" },
+  { name: "hotspot-sao-paulo-1", type: "wireless", region: "sa-east" },
+  { name: "air-quality-singapore-1", type: "sensor", region: "ap-southeast" },
+  { name: "solar-sydney-1", type: "energy", region: "au-east" },
+  { name: "weather-tokyo-1", type: "sensor", region: "ap-northeast", goesSilent: true },
+];
+
+/** The endpoint a demo device registers: it says the device is simulated. */
+export const demoEndpoint = (device: DemoDevice) => `simulated://strata-demo/${device.name}`;
+
+/** The registry id of a demo device. */
+export const demoNodeId = (device: DemoDevice): Hex => keccak256(toHex(`strata-demo:${device.name}`));
+
+/** Options of a {@link DepinDemo}. */
+export interface DepinDemoOptions extends DepinDemoSettings {
+  /** JSON-RPC URL of the node to send transactions to. */
+  readonly rpcUrl: string;
+  readonly logger: Logger;
+  readonly devices?: readonly DemoDevice[];
+}
+
+/** Ample for a heartbeat that opens a new bucket (docs/depin.md). */
+const HEARTBEAT_GAS = 150_000n;
+const REGISTER_GAS = 400_000n;
+const TIP = 1_000_000_000n;
+const RECEIPT_POLL_MS = 100;
+
+const registry = { address: DEPIN_REGISTRY_ADDRESS, abi: DePINRegistry.abi } as const;
+
+/**
+ * The dev network's DePIN demo: registers a handful of simulated devices from a dev account (each
+ * labelled by its `simulated://` endpoint) with ordinary signed transactions, then sends one
+ * heartbeat transaction per device in every heartbeat bucket. One device stops after
+ * `silentAfterBlocks`, so its uptime falls below 100 % and, after the heartbeat window, it is
+ * `inactive`. Devices registered by an earlier run are reused. It makes no block of its own beyond
+ * one heartbeat round per bucket, so an idle chain stays idle.
+ */
+export class DepinDemo {
+  private readonly publicClient: PublicClient;
+  private readonly wallet: WalletClient<Transport, Chain | undefined, Account>;
+  private readonly devices: readonly DemoDevice[];
+  /** Per device: the block it was registered in, and the bucket of its last heartbeat. */
+  private readonly state = new Map<string, { registeredAt: bigint; lastBucket: bigint }>();
+  private interval = 0n;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private nonce = 0;
+  private fees = { maxFeePerGas: 0n, maxPriorityFeePerGas: TIP };
+
+  constructor(private readonly options: DepinDemoOptions) {
+    const transport = http(options.rpcUrl, { timeout: 30_000 });
+    this.publicClient = createPublicClient({ transport, pollingInterval: 100 });
+    this.wallet = createWalletClient({ account: privateKeyToAccount(options.privateKey), transport });
+    this.devices = options.devices ?? DEMO_DEVICES;
+  }
+
+  /** The account that owns the demo devices. */
+  get address(): Hex {
+    return this.wallet.account.address;
+  }
+
+  /** Registers the devices and starts the heartbeat loop in the background. */
+  start(): void {
+    this.running = this.run();
+  }
+
+  /** Stops and waits for the transactions in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private async run(): Promise<void> {
+    try {
+      await this.register();
+    } catch (error) {
+      if (!this.stopped)
+        this.options.logger.error({ err: (error as Error).message }, "DePIN demo registration failed");
+      return;
+    }
+    await this.tick();
+  }
+
+  private async register(): Promise<void> {
+    const config = await this.publicClient.readContract({ ...registry, functionName: "config" });
+    this.interval = config.heartbeatInterval;
+    const known = await this.registeredNodes();
+    const fresh = this.devices.filter((device) => !known.has(demoNodeId(device)));
+    await this.sendAll(
+      fresh.map(
+        (device) => () =>
+          this.send(
+            encodeFunctionData({
+              ...registry,
+              functionName: "register",
+              args: [demoNodeId(device), device.type, device.region, demoEndpoint(device), this.address],
+            }),
+            REGISTER_GAS,
+            config.minBond,
+          ),
+      ),
+    );
+    const nodes = await this.registeredNodes();
+    for (const device of this.devices) {
+      const registeredAt = nodes.get(demoNodeId(device));
+      if (registeredAt !== undefined) this.state.set(device.name, { registeredAt, lastBucket: -1n });
+    }
+    this.options.logger.info(
+      { devices: this.state.size, registered: fresh.length, owner: this.address },
+      "DePIN demo devices registered",
+    );
+  }
+
+  /** The registry's nodes that are registered (not deregistered), by id: the block of their registration. */
+  private async registeredNodes(): Promise<Map<string, bigint>> {
+    const count = await this.publicClient.readContract({ ...registry, functionName: "nodeCount" });
+    const nodes =
+      count === 0n
+        ? []
+        : await this.publicClient.readContract({ ...registry, functionName: "getNodes", args: [0n, count] });
+    const registered = DEPIN_NODE_STATUS.indexOf("registered");
+    return new Map(nodes.filter((n) => n.status === registered).map((n) => [n.id, n.registeredAt]));
+  }
+
+  /** One look at the head (a heartbeat round when a new bucket began), then the next after `pollMs`. */
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.heartbeatIfDue();
+    } catch (error) {
+      if (!this.stopped)
+        this.options.logger.warn({ err: (error as Error).message }, "DePIN demo heartbeat failed");
+    }
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick();
+    }, this.options.pollMs ?? 1000);
+  }
+
+  private async heartbeatIfDue(): Promise<void> {
+    const head = await this.publicClient.getBlockNumber({ cacheTime: 0 });
+    const bucket = head / this.interval;
+    const due = this.devices.filter((device) => {
+      const state = this.state.get(device.name);
+      if (!state || state.lastBucket === bucket) return false;
+      return !device.goesSilent || head < state.registeredAt + BigInt(this.options.silentAfterBlocks);
+    });
+    if (due.length === 0) return;
+    await this.sendAll(
+      due.map(
+        (device) => () =>
+          this.send(
+            encodeFunctionData({ ...registry, functionName: "heartbeat", args: [demoNodeId(device)] }),
+            HEARTBEAT_GAS,
+          ),
+      ),
+    );
+    for (const device of due) this.state.get(device.name)!.lastBucket = bucket;
+  }
+
+  /** Sends the transactions with consecutive nonces, then waits for every receipt. */
+  private async sendAll(sends: readonly (() => Promise<Hex>)[]): Promise<void> {
+    if (sends.length === 0) return;
+    this.nonce = await this.publicClient.getTransactionCount({ address: this.address, blockTag: "pending" });
+    const block = await this.publicClient.getBlock({ blockTag: "latest" });
+    this.fees = { maxFeePerGas: (block.baseFeePerGas ?? 0n) * 2n + TIP, maxPriorityFeePerGas: TIP };
+    const hashes: Hex[] = [];
+    for (const send of sends) {
+      if (this.stopped) break;
+      hashes.push(await send());
+    }
+    for (const hash of hashes) {
+      while (!this.stopped) {
+        const receipt = await this.publicClient.getTransactionReceipt({ hash }).catch(() => undefined);
+        if (receipt) {
+          if (receipt.status === "reverted")
+            this.options.logger.warn({ hash }, "DePIN demo transaction reverted");
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, RECEIPT_POLL_MS));
+      }
+    }
+  }
+
+  private send(data: Hex, gas: bigint, value = 0n): Promise<Hex> {
+    return this.wallet.sendTransaction({
+      chain: null,
+      to: DEPIN_REGISTRY_ADDRESS,
+      data,
+      gas,
+      value,
+      nonce: this.nonce++,
+      type: "eip1559",
+      ...this.fees,
+    });
+  }
+}
