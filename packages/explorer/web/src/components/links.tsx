@@ -1,7 +1,11 @@
 import { shortHash } from "../format.ts";
 import { Link } from "../router.tsx";
+import { systemAddress } from "../system-addresses.ts";
 
-/** Link to an address page, shortened unless `full`. */
+/**
+ * Link to an address page, shortened unless `full`. A system contract or the system caller shows its
+ * name instead, with the address on hover (and after the name when `full`).
+ */
 export function AddressLink({
   address,
   full = false,
@@ -10,6 +14,20 @@ export function AddressLink({
   full?: boolean;
 }) {
   if (!address) return <span className="muted">–</span>;
+  const known = systemAddress(address);
+  if (known) {
+    return (
+      <Link
+        to={`/address/${address}`}
+        className="address-name"
+        title={`${known.name}: ${address}`}
+        data-address={address.toLowerCase()}
+      >
+        {known.name}
+        {full ? <span className="mono muted break"> {address}</span> : null}
+      </Link>
+    );
+  }
   return (
     <Link to={`/address/${address}`} className="mono" title={address}>
       {full ? address : shortHash(address)}

@@ -6,6 +6,7 @@ import { ErrorView, Loading } from "../components/states.tsx";
 import { TransfersTable, TxTable } from "../components/tables.tsx";
 import { formatEther, formatNumber } from "../format.ts";
 import { useApi } from "../hooks.ts";
+import { systemAddress } from "../system-addresses.ts";
 import type { AddressInfo, TokenTransfer, Transaction } from "../types.ts";
 
 type Tab = "transactions" | "transfers" | "code";
@@ -17,6 +18,7 @@ export function AddressPage({ address }: { address: string }) {
   if (info.status === "loading") return <Loading label="Loading address" />;
   if (info.status === "error") return <ErrorView error={info.error} what="Address" onRetry={info.reload} />;
   const a = info.data;
+  const known = systemAddress(a.address);
   const tabs: [Tab, string][] = [
     ["transactions", `Transactions (${formatNumber(a.transactionCount)})`],
     ["transfers", "Token transfers"],
@@ -25,7 +27,7 @@ export function AddressPage({ address }: { address: string }) {
   return (
     <div className="page">
       <div className="page-head">
-        <h1>{a.isContract ? "Contract" : "Address"}</h1>
+        <h1 data-testid="address-title">{known ? known.name : a.isContract ? "Contract" : "Address"}</h1>
         {a.token ? <TokenLink address={a.address} symbol={`${a.token.symbol ?? "Token"} token →`} /> : null}
       </div>
       <Card>
@@ -37,6 +39,7 @@ export function AddressPage({ address }: { address: string }) {
                 {a.address}
               </span>,
             ],
+            ...(known ? ([["What it is", known.description]] as [string, React.ReactNode][]) : []),
             [
               "Balance",
               <span key="b" data-testid="balance">
