@@ -1,5 +1,11 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import {
+  DEPIN_REGISTRY_ADDRESS,
+  PRICE_ORACLE_ADDRESS,
+  STAKING_ADDRESS,
+  SYSTEM_ADDRESS,
+} from "@strata/contracts";
 import type { StrataNode } from "@strata/node";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { parseEther } from "viem";
@@ -17,6 +23,75 @@ const PHONE = { width: 390, height: 844 };
 const UI_TIMEOUT = 20_000;
 
 const short = (h: string) => `${h.slice(0, 8)}…${h.slice(-4)}`;
+
+/** A fraction as the explorer shows it: 0.061 is "6.1 %". */
+const percent = (fraction: string | number) =>
+  `${(Number(fraction) * 100).toLocaleString("en-US", { maximumFractionDigits: 2 })} %`;
+
+/** The prediction page's API answer, as far as these tests read it. */
+interface PredictionAnswer {
+  prediction: {
+    confidence: string;
+    lower: string;
+    upper: string;
+    predictedPrice: string;
+    quantiles?: Record<string, string>;
+  } | null;
+  backtest: { mape: number; baselineMape: number; coverage80: number; calibrationError: number } | null;
+}
+
+/** Keeps the JSON of the latest answer to a request of `page` whose URL matches, as the page got it. */
+function track<T>(page: Page, pattern: RegExp): { latest: () => T | undefined } {
+  let latest: T | undefined;
+  page.on("response", (response) => {
+    if (!pattern.test(response.url()) || !response.ok()) return;
+    response.json().then(
+      (json) => {
+        latest = json as T;
+      },
+      () => {},
+    );
+  });
+  return { latest: () => latest };
+}
+
+/** Where a band of the prediction chart is drawn, in the chart's own coordinates. */
+interface Box {
+  top: number;
+  height: number;
+  right: number;
+  svgWidth: number;
+}
+
+/** The bands of the prediction chart, in drawing order (widest first). */
+function bandBoxes(page: Page): Promise<Box[]> {
+  return page.evaluate<
+    Box[]
+  >(`[...document.querySelectorAll("svg[aria-label*='80 % interval'] path.band")].map((p) => {
+    const b = p.getBBox();
+    return { top: b.y, height: b.height, right: b.x + b.width, svgWidth: p.ownerSVGElement.viewBox.baseVal.width };
+  })`);
+}
+
+/**
+ * Browser-side check: every element with text of its own whose content is wider than its box
+ * (scrollWidth > clientWidth), and every chart label that sticks out of its chart. Empty when all fit.
+ */
+const OVERFLOWING_TEXT = `(() => {
+  const bad = [];
+  for (const el of document.querySelectorAll("body *")) {
+    if (el instanceof SVGElement) continue;
+    const ownText = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== "");
+    if (ownText && el.scrollWidth > el.clientWidth)
+      bad.push(el.tagName.toLowerCase() + "." + el.className + ": " + el.textContent.trim().slice(0, 40) + " (" + el.scrollWidth + " > " + el.clientWidth + ")");
+  }
+  for (const t of document.querySelectorAll("svg text")) {
+    const width = t.ownerSVGElement.viewBox.baseVal.width;
+    const b = t.getBBox();
+    if (b.x < -0.5 || b.x + b.width > width + 0.5) bad.push("chart label " + t.textContent + " at " + Math.round(b.x) + ".." + Math.round(b.x + b.width) + " of " + width);
+  }
+  return bad;
+})()`;
 
 describe("block explorer in a browser", () => {
   let node: StrataNode;
@@ -190,28 +265,179 @@ describe("block explorer in a browser", () => {
     await shot(page, "transaction-reverted-desktop");
   });
 
-  it("shows validators, staking, DePIN nodes and predictions", async () => {
-    const page = await open("/validators");
+  it("shows validators, staking, DePIN nodes and predictions, every ratio as the API gives it", async () => {
+    const page = await desktop.newPage();
+    const validatorsApi = track<{ items: { address: string; commission: string; uptime: string }[] }>(
+      page,
+      /\/v1\/validators$/,
+    );
+    await page.goto(`${explorer.url}/validators`);
     const validators = page.getByTestId("validators-table");
     await validators.locator("tbody tr").first().waitFor();
-    expect(await validators.locator("tbody tr").count()).toBeGreaterThan(0);
     await validators.getByText("5,000 STRA").first().waitFor();
+    await expect.poll(() => validatorsApi.latest() !== undefined).toBe(true);
+    const listed = validatorsApi.latest()!.items;
+    expect(listed.length).toBeGreaterThan(0);
+    for (const v of listed) {
+      const row = validators.locator(`tr[data-address="${v.address}"]`);
+      expect(await row.getByTestId("commission").textContent()).toBe(percent(v.commission));
+      expect(await row.getByTestId("uptime").textContent()).toBe(percent(v.uptime));
+    }
     await page.getByRole("button", { name: "History" }).first().click();
     await page.locator("svg[aria-label^='Blocks proposed and missed per epoch']").waitFor();
     await shot(page, "validators-desktop");
+    await page.close();
 
-    await page.getByRole("link", { name: "Staking" }).click();
-    await page.getByTestId("staking-stats").getByText("20,000 STRA").waitFor();
-    await shot(page, "staking-desktop");
+    // APR: the figure over a full window, "-" before one exists; the window is said either way.
+    const staking = await desktop.newPage();
+    const stakingApi = track<{ apr: string; aprWindow: { complete: boolean; epochs: number } | null }>(
+      staking,
+      /\/v1\/staking$/,
+    );
+    await staking.goto(`${explorer.url}/staking`);
+    await staking.getByTestId("staking-stats").getByText("20,000 STRA").waitFor();
+    await expect
+      .poll(async () => {
+        const api = stakingApi.latest();
+        if (!api) return "no answer yet";
+        const shown = await staking.getByTestId("apr").textContent();
+        const expected = api.aprWindow?.complete ? percent(api.apr) : "-";
+        return shown === expected ? "same" : `${shown} != ${expected}`;
+      })
+      .toBe("same");
+    const hint = await staking.locator(".stat", { hasText: "APR" }).locator(".stat-hint").textContent();
+    const window = stakingApi.latest()!.aprWindow;
+    expect(hint).toMatch(window ? new RegExp(`${window.epochs} (of 10 )?epochs`) : /first epoch/);
+    await shot(staking, "staking-desktop");
+    await staking.close();
 
-    await page.getByRole("link", { name: "DePIN" }).click();
-    await page.getByText("No DePIN nodes match.").waitFor();
+    // The DePIN demo's simulated devices, one of them silent: inactive, uptime below 100 %.
+    const depin = await desktop.newPage();
+    const depinApi = track<{ items: { id: string; uptime: string; status: string; endpoint: string }[] }>(
+      depin,
+      /\/v1\/depin\/nodes(\?|$)(?!.*limit=100)/,
+    );
+    await depin.goto(`${explorer.url}/depin`);
+    const table = depin.getByTestId("depin-table");
+    await table.locator("tbody tr").first().waitFor();
+    await expect.poll(() => depinApi.latest() !== undefined).toBe(true);
+    const nodes = depinApi.latest()!.items;
+    expect(nodes.length).toBe(6);
+    expect(nodes.every((n) => n.endpoint.startsWith("simulated://"))).toBe(true);
+    expect(nodes.filter((n) => n.status === "inactive").length).toBeGreaterThanOrEqual(1);
+    expect(nodes.some((n) => Number(n.uptime) < 1)).toBe(true);
+    for (const n of nodes) {
+      const row = table.locator(`tr[data-id="${n.id}"]`);
+      expect(await row.getByTestId("uptime").textContent()).toBe(percent(n.uptime));
+      expect(await row.locator(".badge").textContent()).toBe(n.status);
+      await row.getByText("simulated").waitFor();
+    }
+    await depin.locator("svg[aria-label='DePIN nodes by region']").waitFor();
+    await shot(depin, "depin-desktop");
+    await depin.close();
 
-    await page.getByRole("link", { name: "Predictions" }).click();
-    await page.getByRole("link", { name: "ETH" }).click();
-    await page.getByTestId("prediction-stats").getByText("80 % interval").waitFor();
-    await page.locator("svg[aria-label*='80 % interval'] path.band").waitFor();
+    const predictions = await desktop.newPage();
+    const predictionApi = track<PredictionAnswer>(predictions, /\/v1\/predictions\/BTC\?horizon=7$/);
+    await predictions.goto(`${explorer.url}/predictions/BTC`);
+    await predictions.getByTestId("prediction-stats").getByText("80 % interval").waitFor();
+    await predictions.locator(".field", { hasText: "Mean absolute % error" }).waitFor();
+    await expect.poll(() => predictionApi.latest() !== undefined).toBe(true);
+    const answer = predictionApi.latest()!;
+    const stat = (label: string) =>
+      predictions.locator(".stat", { hasText: label }).locator(".stat-value").textContent();
+    const field = (label: string) =>
+      predictions.locator(".field", { hasText: label }).locator("dd").textContent();
+    expect(await stat("Confidence")).toBe(percent(answer.prediction!.confidence));
+    const backtest = answer.backtest!;
+    expect(await field("Mean absolute % error")).toBe(percent(backtest.mape));
+    expect(await field("Naive baseline error")).toBe(percent(backtest.baselineMape));
+    expect(await field("80 % interval coverage")).toBe(percent(backtest.coverage80));
+    expect(await field("Calibration error")).toBe(percent(backtest.calibrationError));
+    // A 6.1 % error is "6.1 %", never "0.06 %": backtest errors are fractions well under 1.
+    expect(backtest.mape).toBeLessThan(1);
+    await predictions.close();
+  });
+
+  it("zooms the prediction chart to its interval, and draws the quantile fan when the API gives one", async () => {
+    const page = await open("/predictions/BTC");
+    const chart = page.locator("svg[aria-label*='80 % interval']");
+    await chart.locator("path.band").first().waitFor();
+    const plain = await bandBoxes(page);
+    expect(plain).toHaveLength(1);
+    // The interval's height at the horizon is a visible part of the plot, inside the chart.
+    expect(plain[0]!.height).toBeGreaterThan(12);
+    expect(plain[0]!.right).toBeLessThanOrEqual(plain[0]!.svgWidth + 0.5);
     await shot(page, "predictions-desktop");
+
+    await page.getByRole("combobox", { name: "History shown" }).selectOption("all");
+    await expect.poll(async () => (await bandBoxes(page))[0]!.height).toBeLessThan(plain[0]!.height);
+    await page.close();
+
+    // The same answer with quantiles, as svc_getAIPrediction gives them when the model has them.
+    const context = await browser.newContext({ viewport: DESKTOP });
+    await context.route("**/v1/predictions/BTC?horizon=7", async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as PredictionAnswer;
+      const p = body.prediction!;
+      const [lower, mid, upper] = [Number(p.lower), Number(p.predictedPrice), Number(p.upper)];
+      const at = (f: number) => String(f < 0 ? mid + (mid - lower) * f : mid + (upper - mid) * f);
+      p.quantiles = {
+        "0.05": at(-1.4),
+        "0.1": at(-1),
+        "0.25": at(-0.5),
+        "0.5": at(0),
+        "0.75": at(0.5),
+        "0.9": at(1),
+        "0.95": at(1.4),
+      };
+      await route.fulfill({ response, json: body });
+    });
+    const fanPage = await context.newPage();
+    await fanPage.goto(`${explorer.url}/predictions/BTC`);
+    await fanPage.locator("svg[aria-label*='80 % interval'] path.band-inner").waitFor();
+    const fan = await bandBoxes(fanPage);
+    expect(fan).toHaveLength(3);
+    const [outer, eighty, inner] = fan as [Box, Box, Box];
+    expect(outer.height).toBeGreaterThan(eighty.height);
+    expect(eighty.height).toBeGreaterThan(inner.height);
+    expect(inner.height).toBeGreaterThan(4);
+    expect(outer.top).toBeGreaterThanOrEqual(0);
+    await fanPage.locator(".legend").getByText("90 % interval").waitFor();
+    await fanPage.locator(".legend").getByText("50 % interval").waitFor();
+    await shot(fanPage, "predictions-quantile-fan-desktop");
+    await context.close();
+  });
+
+  it("names the system contracts in lists, transactions and address pages, with the address on hover", async () => {
+    const heartbeats = (await (
+      await fetch(`${api.url}/v1/addresses/${DEPIN_REGISTRY_ADDRESS}/transactions?limit=1`)
+    ).json()) as { items: { hash: string }[] };
+    const heartbeat = heartbeats.items[0]!.hash;
+    const page = await open(`/tx/${heartbeat}`);
+    const to = page.locator(".field", { has: page.locator("dt", { hasText: /^To$/ }) }).getByRole("link");
+    expect(await to.textContent()).toBe(`DePINRegistry ${DEPIN_REGISTRY_ADDRESS}`);
+    expect(await to.getAttribute("title")).toBe(`DePINRegistry: ${DEPIN_REGISTRY_ADDRESS}`);
+    await shot(page, "transaction-system-contract-desktop");
+
+    await page.goto(`${explorer.url}/txs`);
+    const names = page.getByTestId("tx-table").locator("a.address-name");
+    await names.first().waitFor();
+    const shown = new Set(await names.allTextContents());
+    expect([...shown].every((n) => ["DePINRegistry", "PriceOracle", "Staking"].includes(n))).toBe(true);
+    expect(shown.has("DePINRegistry") || shown.has("PriceOracle")).toBe(true);
+    expect(await names.first().getAttribute("title")).toMatch(
+      /^(DePINRegistry|PriceOracle|Staking): 0x0{36}[123]000$/,
+    );
+
+    for (const [address, name] of [
+      [STAKING_ADDRESS, "Staking"],
+      [PRICE_ORACLE_ADDRESS, "PriceOracle"],
+      [SYSTEM_ADDRESS, "System caller"],
+    ] as const) {
+      await page.goto(`${explorer.url}/address/${address}`);
+      await page.getByTestId("address-title").getByText(name, { exact: true }).waitFor();
+      expect(await page.getByTestId("address").textContent()).toBe(address);
+    }
   });
 
   it("says a section is not available on a network without it", async () => {
@@ -239,22 +465,42 @@ describe("block explorer in a browser", () => {
     await page.getByText("Transaction not found.").waitFor();
   });
 
-  it("fits a phone screen", async () => {
-    for (const [path, name] of [
-      ["/", "home-phone"],
-      [`/tx/${activity.tokenTransferTx}`, "transaction-phone"],
-      ["/validators", "validators-phone"],
-      ["/predictions", "predictions-phone"],
-    ] as const) {
-      const page = await open(path, "phone");
-      await page.locator("main .card, main .stats").first().waitFor();
-      await page.locator(".loading").first().waitFor({ state: "detached" });
-      const overflow = await page.evaluate<number>(
-        "document.documentElement.scrollWidth - window.innerWidth",
-      );
-      expect(overflow, `${path} is wider than the phone`).toBeLessThanOrEqual(0);
-      await shot(page, name);
-      await page.close();
+  it("fits desktop and phone: nothing wider than the screen, no text overflowing its box, no clipped chart label", async () => {
+    const pages = [
+      "/",
+      "/blocks",
+      "/txs",
+      "/tokens",
+      "/block/1",
+      `/tx/${activity.tokenTransferTx}`,
+      `/tx/${activity.forwardedTx}`,
+      `/address/${activity.recipient}`,
+      `/address/${STAKING_ADDRESS}`,
+      `/token/${activity.token}`,
+      "/validators",
+      "/staking",
+      "/depin",
+      "/predictions/BTC",
+      "/predictions/ETH",
+      "/predictions/STRA",
+      "/search?q=not-a-thing",
+    ];
+    for (const context of ["desktop", "phone"] as const) {
+      for (const path of pages) {
+        const page = await open(path, context);
+        await page.locator("main .card, main .stats, main .state").first().waitFor();
+        await page.locator(".loading").first().waitFor({ state: "detached" });
+        if (await page.locator(".chart").count()) await page.locator(".chart svg").first().waitFor();
+        // Charts are drawn again at their measured width once the layout settles.
+        await page.waitForTimeout(250);
+        const wider = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
+        expect(wider, `${path} is wider than the ${context} screen`).toBeLessThanOrEqual(0);
+        expect(await page.evaluate<string[]>(OVERFLOWING_TEXT), `${path} at ${context} width`).toEqual([]);
+        if (context === "phone" && /^\/(validators|predictions\/BTC|tx\/)?$/.test(path.replace(/0x.*/, ""))) {
+          await shot(page, `${path.split("/")[1] || "home"}-phone`);
+        }
+        await page.close();
+      }
     }
     const page = await open("/", "phone");
     await page.getByRole("button", { name: "Menu" }).click();

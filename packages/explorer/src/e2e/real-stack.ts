@@ -8,26 +8,31 @@ import { BUILTIN_NETWORKS, createNode, type StrataNode, testConfig } from "@stra
 import { bytesToHex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 
-/** Days of daily closes the price reporter seeds: just above what the model needs to predict. */
-const SEEDED_HISTORY_DAYS = 40;
+/**
+ * Days of daily closes the price reporter seeds: enough for the model to predict (30) and for the
+ * walk-forward backtest (90 days of warm-up, then a few weeks of scored origins at 7 days).
+ */
+const SEEDED_HISTORY_DAYS = 120;
 
 /**
- * Starts an in-memory dev node on port 0 with instant mining and the built-in price reporter (seeding
- * a short history), so validators, staking and predictions all have data.
+ * Starts an in-memory dev node on port 0 with instant mining, the built-in price reporter (seeding
+ * a short history) and the DePIN demo, so validators, staking, DePIN nodes and predictions all have
+ * data. The demo's silent device never beats here, so it is inactive from the start.
  */
 export async function startDevNode(): Promise<StrataNode> {
   const dev = BUILTIN_NETWORKS.dev;
   const section = dev.reporter!;
-  const key = mnemonicToAccount(dev.devAccounts!.mnemonic, { addressIndex: section.devKeyIndex }).getHdKey()
-    .privateKey!;
+  const devKey = (index: number) =>
+    bytesToHex(mnemonicToAccount(dev.devAccounts!.mnemonic, { addressIndex: index }).getHdKey().privateKey!);
   const node = await createNode(
     testConfig({
       reporter: {
-        privateKey: bytesToHex(key),
+        privateKey: devKey(section.devKeyIndex),
         everyBlocks: section.everyBlocks,
         maxIntervalSeconds: section.maxIntervalSeconds,
         historyDays: SEEDED_HISTORY_DAYS,
       },
+      demo: { privateKey: devKey(dev.demo!.devKeyIndex), silentAfterBlocks: 0, pollMs: 200 },
     }),
   );
   await node.start();

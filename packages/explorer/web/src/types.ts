@@ -189,6 +189,8 @@ export interface PredictionView {
     upper: number | string;
     modelVersion: string;
     source: string;
+    /** Prices at the 5/10/25/50/75/90/95 % quantiles, when the node gives them. */
+    quantiles?: unknown;
   } | null;
   history: { timestamp: string | number; price: number | string }[];
   backtest?: {

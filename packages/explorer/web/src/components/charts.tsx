@@ -3,7 +3,8 @@ import { useEffect, useState } from "react";
 /** Hand-drawn SVG charts, drawn at their container's width so text never stretches; no chart library. */
 
 const H = 200;
-const PAD = { top: 12, right: 12, bottom: 26, left: 56 };
+/** Top, right and bottom padding; the left one is measured from the y labels. */
+const PAD = { top: 12, right: 12, bottom: 26 };
 
 /** A series of points for `LineChart`. */
 export interface Series {
@@ -47,14 +48,41 @@ function niceTicks(min: number, max: number, count = 4): number[] {
   return ticks;
 }
 
-function compact(v: number): string {
-  const a = Math.abs(v);
-  if (a >= 1e9) return `${(v / 1e9).toFixed(1)}G`;
-  if (a >= 1e6) return `${(v / 1e6).toFixed(1)}M`;
-  if (a >= 1e4) return `${(v / 1e3).toFixed(0)}k`;
-  if (a >= 100) return v.toFixed(0);
-  return Number(v.toPrecision(3)).toString();
+/** The axis text's font (`.chart .axis` in styles.css), for measuring labels before drawing them. */
+const AXIS_FONT = '11px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif';
+let measureContext: CanvasRenderingContext2D | null | undefined;
+
+/** Rendered width in px of axis text, measured with a canvas (estimated without one). */
+export function textWidth(text: string): number {
+  if (measureContext === undefined) measureContext = document.createElement("canvas").getContext("2d");
+  if (!measureContext) return text.length * 7;
+  measureContext.font = AXIS_FONT;
+  return measureContext.measureText(text).width;
 }
+
+/**
+ * Labels for evenly spaced axis ticks, abbreviated (100k, 1.2M, 3G) with just as many decimals as
+ * the step needs, so neighbours differ and none is longer than it must be.
+ */
+export function tickLabels(ticks: readonly number[]): string[] {
+  const max = Math.max(0, ...ticks.map(Math.abs));
+  const [divisor, suffix] =
+    max >= 1e9 ? [1e9, "G"] : max >= 1e6 ? [1e6, "M"] : max >= 1e4 ? [1e3, "k"] : [1, ""];
+  const step = ticks.length > 1 ? Math.abs(ticks[1]! - ticks[0]!) / divisor : 1;
+  let decimals = 0;
+  while (decimals < 8 && Math.abs(step * 10 ** decimals - Math.round(step * 10 ** decimals)) > 1e-6)
+    decimals++;
+  return ticks.map((t) => `${(t / divisor).toFixed(decimals)}${suffix}`);
+}
+
+/** The x of a centred label moved inside the chart when it would stick out at either side. */
+function clampLabel(x: number, label: string, width: number): number {
+  const half = textWidth(label) / 2 + 2;
+  return Math.min(Math.max(x, half), width - half);
+}
+
+/** Left padding that fits the widest of `labels` (6 px gap to the plot, 6 px margin). */
+const leftPadFor = (labels: readonly string[]) => Math.ceil(Math.max(0, ...labels.map(textWidth))) + 12;
 
 /** A line chart with optional interval bands; `xLabel` formats the x axis. */
 export function LineChart({
@@ -62,13 +90,14 @@ export function LineChart({
   bands = [],
   title,
   xLabel = (x) => String(x),
-  yLabel = compact,
+  yLabel,
   markers = [],
 }: {
   series: Series[];
   bands?: Band[];
   title: string;
   xLabel?: (x: number) => string;
+  /** Formats one y tick; by default the ticks are abbreviated together ({@link tickLabels}). */
   yLabel?: (y: number) => string;
   markers?: { x: number; y: number; className: string; label: string }[];
 }) {
@@ -96,20 +125,29 @@ export function LineChart({
   const padY = (y1 - y0) * 0.08;
   y0 = y0 >= 0 && y0 - padY < 0 ? 0 : y0 - padY;
   y1 += padY;
-  const sx = (x: number) => PAD.left + (x1 === x0 ? 0.5 : (x - x0) / (x1 - x0)) * (W - PAD.left - PAD.right);
+  const yTicks = niceTicks(y0, y1);
+  const yTexts = yLabel ? yTicks.map(yLabel) : tickLabels(yTicks);
+  const left = leftPadFor(yTexts);
+  const sx = (x: number) => left + (x1 === x0 ? 0.5 : (x - x0) / (x1 - x0)) * (W - left - PAD.right);
   const sy = (y: number) => PAD.top + (1 - (y - y0) / (y1 - y0)) * (H - PAD.top - PAD.bottom);
   const path = (pts: { x: number; y: number }[]) =>
     pts.map((p, i) => `${i === 0 ? "M" : "L"}${sx(p.x).toFixed(1)},${sy(p.y).toFixed(1)}`).join(" ");
-  const xTicks = x1 === x0 ? [x0] : [x0, x0 + (x1 - x0) / 2, x1];
+  // First, middle and last x labels, the middle one only when the three fit side by side.
+  const ends = x1 === x0 ? [x0] : [x0, x1];
+  const middle = x0 + (x1 - x0) / 2;
+  const fitsMiddle =
+    ends.length === 2 &&
+    [x0, middle, x1].reduce((sum, x) => sum + textWidth(xLabel(x)) + 16, 0) <= W - left - PAD.right;
+  const xTicks = fitsMiddle ? [x0, middle, x1] : ends;
   return (
     <figure className="chart" ref={ref}>
       <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img" aria-label={title}>
         <title>{title}</title>
-        {niceTicks(y0, y1).map((t) => (
+        {yTicks.map((t, i) => (
           <g key={t}>
-            <line className="grid" x1={PAD.left} x2={W - PAD.right} y1={sy(t)} y2={sy(t)} />
-            <text className="axis" x={PAD.left - 6} y={sy(t) + 4} textAnchor="end">
-              {yLabel(t)}
+            <line className="grid" x1={left} x2={W - PAD.right} y1={sy(t)} y2={sy(t)} />
+            <text className="axis" x={left - 6} y={sy(t) + 4} textAnchor="end">
+              {yTexts[i]}
             </text>
           </g>
         ))}
@@ -194,27 +232,31 @@ export function BarChart({
     );
   }
   const max = Math.max(1, ...groups.map((g) => g.values.reduce((a, b) => a + b, 0)));
-  const innerW = W - PAD.left - PAD.right;
+  // Bars are counts: whole-number ticks only.
+  const yTicks = niceTicks(0, max).filter(Number.isInteger);
+  const yTexts = tickLabels(yTicks);
+  const left = leftPadFor(yTexts);
+  const innerW = W - left - PAD.right;
   const slot = innerW / groups.length;
   const barW = Math.max(2, slot * 0.7);
   const sy = (y: number) => PAD.top + (1 - y / max) * (H - PAD.top - PAD.bottom);
-  // Show as many x labels as fit side by side (about 6.5 px per character at 11 px).
-  const labelWidth = Math.max(...groups.map((g) => g.label.length)) * 6.5 + 12;
+  // Show as many x labels as fit side by side.
+  const labelWidth = Math.max(...groups.map((g) => textWidth(g.label))) + 12;
   const labelEvery = Math.max(1, Math.ceil(groups.length / Math.max(1, Math.floor(innerW / labelWidth))));
   return (
     <figure className="chart" ref={ref}>
       <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img" aria-label={title}>
         <title>{title}</title>
-        {niceTicks(0, max).map((t) => (
+        {yTicks.map((t, i) => (
           <g key={t}>
-            <line className="grid" x1={PAD.left} x2={W - PAD.right} y1={sy(t)} y2={sy(t)} />
-            <text className="axis" x={PAD.left - 6} y={sy(t) + 4} textAnchor="end">
-              {compact(t)}
+            <line className="grid" x1={left} x2={W - PAD.right} y1={sy(t)} y2={sy(t)} />
+            <text className="axis" x={left - 6} y={sy(t) + 4} textAnchor="end">
+              {yTexts[i]}
             </text>
           </g>
         ))}
         {groups.map((g, i) => {
-          const x = PAD.left + i * slot + (slot - barW) / 2;
+          const x = left + i * slot + (slot - barW) / 2;
           let acc = 0;
           return (
             <g key={g.label}>
@@ -236,7 +278,7 @@ export function BarChart({
                 );
               })}
               {i % labelEvery === 0 ? (
-                <text className="axis" x={x + barW / 2} y={H - 8} textAnchor="middle">
+                <text className="axis" x={clampLabel(x + barW / 2, g.label, W)} y={H - 8} textAnchor="middle">
                   {g.label}
                 </text>
               ) : null}

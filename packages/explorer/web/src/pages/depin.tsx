@@ -10,9 +10,9 @@ import type { DepinNode, Page } from "../types.ts";
 const TYPES = ["", "compute", "storage", "wireless", "sensor", "energy"];
 const STATUSES = ["", "active", "inactive", "all"];
 
-/** Node counts by region, from the first page of the list. */
+/** Node counts by region, from the first page of the list (REST pages hold at most 100). */
 function RegionChart() {
-  const nodes = useApi<Page<DepinNode>>("/v1/depin/nodes?limit=200");
+  const nodes = useApi<Page<DepinNode>>("/v1/depin/nodes?limit=100");
   if (nodes.status !== "ok") return null;
   const counts = new Map<string, number>();
   for (const n of nodes.data.items) counts.set(n.region, (counts.get(n.region) ?? 0) + 1);
@@ -93,9 +93,17 @@ export function DepinPage() {
                 </thead>
                 <tbody>
                   {nodes.map((n) => (
-                    <tr key={String(n.id)}>
-                      <td className="mono" title={n.endpoint}>
-                        {String(n.id).length > 12 ? `${String(n.id).slice(0, 10)}…` : String(n.id)}
+                    <tr key={String(n.id)} data-id={String(n.id)}>
+                      <td title={n.endpoint}>
+                        <span className="mono">
+                          {String(n.id).length > 12 ? `${String(n.id).slice(0, 10)}…` : String(n.id)}
+                        </span>
+                        {n.endpoint.startsWith("simulated://") ? (
+                          <>
+                            {" "}
+                            <span className="tag">simulated</span>
+                          </>
+                        ) : null}
                       </td>
                       <td>{n.type}</td>
                       <td>{n.region}</td>
@@ -105,7 +113,9 @@ export function DepinPage() {
                       <td className="muted">
                         {n.lastHeartbeatAt ? timeAgo(n.lastHeartbeatAt, now) : "never"}
                       </td>
-                      <td className="num hide-sm">{formatFraction(n.uptime)}</td>
+                      <td className="num hide-sm" data-testid="uptime">
+                        {formatFraction(n.uptime)}
+                      </td>
                       <td className="num hide-sm">{formatEther(n.stake)}</td>
                       <td className="hide-sm">
                         <AddressLink address={n.owner} />

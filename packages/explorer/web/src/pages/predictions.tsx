@@ -18,9 +18,48 @@ const shortDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 const DAY_MS = 86_400_000;
 const HORIZONS = [1, 7, 30, 90];
+/** History shown around a prediction: three horizons back, at least a month. */
+const windowDays = (horizon: number) => Math.max(30, 3 * horizon);
+
+/** The quantile fan: nested central intervals, widest first, drawn when the prediction has them. */
+const FAN = [
+  { lower: 0.05, upper: 0.95, name: "90 % interval", className: "band band-outer" },
+  { lower: 0.1, upper: 0.9, name: "80 % interval", className: "band" },
+  { lower: 0.25, upper: 0.75, name: "50 % interval", className: "band band-inner" },
+] as const;
+const STANDARD_LEVELS = [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95];
+
+/**
+ * A prediction's `quantiles` as level (fraction) -> price: an object keyed by level ("0.05", or
+ * "5" / "p5" in percent), an array of `{level|quantile|p, price|value}`, or an array of the seven
+ * standard levels' prices in order. Anything else gives no fan.
+ */
+export function parseQuantiles(raw: unknown): Map<number, number> {
+  const out = new Map<number, number>();
+  const put = (level: number, price: unknown) => {
+    const p = Number(price);
+    if (Number.isFinite(level) && level > 0 && level < 1 && Number.isFinite(p)) out.set(level, p);
+  };
+  if (Array.isArray(raw)) {
+    raw.forEach((item, i) => {
+      if (item !== null && typeof item === "object") {
+        const o = item as Record<string, unknown>;
+        put(Number(o.level ?? o.quantile ?? o.p ?? o.q), o.price ?? o.value);
+      } else if (raw.length === STANDARD_LEVELS.length) put(STANDARD_LEVELS[i]!, item);
+    });
+  } else if (raw !== null && typeof raw === "object") {
+    for (const [key, price] of Object.entries(raw)) {
+      const match = /(\d+(?:\.\d+)?)/.exec(key);
+      if (!match) continue;
+      put(match[1]!.includes(".") ? Number(match[1]) : Number(match[1]) / 100, price);
+    }
+  }
+  return out;
+}
 
 function Prediction({ asset }: { asset: string }) {
   const [horizon, setHorizon] = useState(7);
+  const [allHistory, setAllHistory] = useState(false);
   const view = useApi<PredictionView>(`/v1/predictions/${encodeURIComponent(asset)}?horizon=${horizon}`);
   if (view.status === "loading") return <Loading label={`Loading ${asset}`} />;
   if (view.status === "error") return <ErrorView error={view.error} what={`Prediction for ${asset}`} />;
@@ -40,6 +79,27 @@ function Prediction({ asset }: { asset: string }) {
   };
   const from = p ? { x: toMillis(p.timestamp) ?? last?.x ?? 0, y: p.currentPrice } : null;
   const target = p && from ? from.x + p.horizon * DAY_MS : 0;
+  // Zoomed to the prediction by default, so the interval is not a sliver under years of history.
+  const shown =
+    p && from && !allHistory ? hist.filter((h) => h.x >= from.x - windowDays(p.horizon) * DAY_MS) : hist;
+  const quantiles = parseQuantiles(raw?.quantiles);
+  const fan = FAN.filter((b) => quantiles.has(b.lower) && quantiles.has(b.upper)).map((b) => ({
+    ...b,
+    lowerPrice: quantiles.get(b.lower)!,
+    upperPrice: quantiles.get(b.upper)!,
+  }));
+  // Without quantiles, the 80 % interval alone (lower/upper).
+  const bands =
+    p && from
+      ? (fan.length > 0 ? fan : [{ ...FAN[1], lowerPrice: p.lower, upperPrice: p.upper }]).map((b) => ({
+          name: b.name,
+          className: b.className,
+          points: [
+            { x: from.x, lower: from.y, upper: from.y },
+            { x: target, lower: b.lowerPrice, upper: b.upperPrice },
+          ],
+        }))
+      : [];
   return (
     <>
       {p ? (
@@ -64,19 +124,29 @@ function Prediction({ asset }: { asset: string }) {
       <Card
         title={`${asset} price history${p ? " and prediction" : ""}`}
         actions={
-          <select aria-label="Horizon" value={horizon} onChange={(e) => setHorizon(Number(e.target.value))}>
-            {HORIZONS.map((h) => (
-              <option key={h} value={h}>
-                {h} {h === 1 ? "day" : "days"}
-              </option>
-            ))}
-          </select>
+          <div className="card-actions">
+            <select
+              aria-label="History shown"
+              value={allHistory ? "all" : "recent"}
+              onChange={(e) => setAllHistory(e.target.value === "all")}
+            >
+              <option value="recent">Near the prediction</option>
+              <option value="all">All history</option>
+            </select>
+            <select aria-label="Horizon" value={horizon} onChange={(e) => setHorizon(Number(e.target.value))}>
+              {HORIZONS.map((h) => (
+                <option key={h} value={h}>
+                  {h} {h === 1 ? "day" : "days"}
+                </option>
+              ))}
+            </select>
+          </div>
         }
       >
         <LineChart
           title={`${asset} price history with the prediction and its 80 % interval`}
           series={[
-            { name: "Price", className: "s-primary", points: hist },
+            { name: "Price", className: "s-primary", points: shown },
             ...(p && from
               ? [
                   {
@@ -88,20 +158,7 @@ function Prediction({ asset }: { asset: string }) {
                 ]
               : []),
           ]}
-          bands={
-            p && from
-              ? [
-                  {
-                    name: "80 % interval",
-                    className: "band",
-                    points: [
-                      { x: from.x, lower: from.y, upper: from.y },
-                      { x: target, lower: p.lower, upper: p.upper },
-                    ],
-                  },
-                ]
-              : []
-          }
+          bands={bands}
           markers={
             p
               ? [
@@ -115,7 +172,6 @@ function Prediction({ asset }: { asset: string }) {
               : []
           }
           xLabel={shortDate}
-          yLabel={(y) => formatPrice(y)}
         />
       </Card>
       <Card title="Backtest accuracy">

@@ -85,7 +85,7 @@ export function ValidatorsPage() {
               </thead>
               <tbody>
                 {validators.map((v) => (
-                  <tr key={v.address}>
+                  <tr key={v.address} data-address={v.address.toLowerCase()}>
                     <td>
                       <AddressLink address={v.address} />
                     </td>
@@ -93,8 +93,12 @@ export function ValidatorsPage() {
                       <StatusBadge status={v.jailed ? "jailed" : v.status} />
                     </td>
                     <td className="num">{formatEther(v.stake)}</td>
-                    <td className="num hide-sm">{formatFraction(v.commission)}</td>
-                    <td className="num">{formatFraction(v.uptime)}</td>
+                    <td className="num hide-sm" data-testid="commission">
+                      {formatFraction(v.commission)}
+                    </td>
+                    <td className="num" data-testid="uptime">
+                      {formatFraction(v.uptime)}
+                    </td>
                     <td className="num hide-sm">{formatNumber(v.blocksProposed)}</td>
                     <td className="num hide-sm">{formatNumber(v.blocksMissed)}</td>
                     <td>
