@@ -26,6 +26,10 @@ export const DEV_FLAGS: Record<string, FlagSpec> = {
   },
   "redis-url": { type: "string", description: "redis:// URL of the rate-limit counters (default in memory)" },
   fresh: { type: "boolean", description: "wipe the datadir (chain and index) before starting" },
+  "no-demo": {
+    type: "boolean",
+    description: "do not run the DePIN demo (simulated devices and their heartbeats, docs/depin.md)",
+  },
   "log-level": { type: "string", description: "trace | debug | info | warn | error | silent (default info)" },
   help: { type: "boolean", description: "print this help" },
 };
@@ -57,6 +61,7 @@ interface DevSettings {
   readonly databaseUrl: string | undefined;
   readonly redisUrl: string | undefined;
   readonly fresh: boolean;
+  readonly demo: boolean;
   readonly logLevel: string;
 }
 
@@ -82,6 +87,7 @@ function devSettings(values: FlagValues): DevSettings {
     databaseUrl,
     redisUrl,
     fresh: values.fresh === true,
+    demo: values["no-demo"] !== true,
     logLevel: text("log-level") ?? "info",
   };
 }
@@ -146,6 +152,7 @@ async function startStack(
     "--log-level",
     settings.logLevel,
     ...(settings.blockTime === undefined ? [] : ["--block-time", String(settings.blockTime)]),
+    ...(settings.demo ? [] : ["--no-demo"]),
   ];
   stack.node = await startChildService(nodeArgs, 2, out);
   const [rpcUrl, wsUrl] = stack.node.urls as [string, string];
