@@ -38,3 +38,12 @@ describe("strata node --rpc.evmtimeout", () => {
       expect(() => config("--rpc.evmtimeout", bad)).toThrow(/--rpc.evmtimeout: expected a duration/);
   });
 });
+
+describe("strata node --no-demo", () => {
+  it("runs the dev network's DePIN demo unless told not to, and never one on mainnet", () => {
+    expect(config().demo).toMatchObject({ silentAfterBlocks: 60 });
+    expect(config("--no-demo").demo).toBeNull();
+    expect(config("--no-demo").reporter).not.toBeNull();
+    expect(config("--network", "mainnet").demo).toBeNull();
+  });
+});
