@@ -373,7 +373,7 @@ describe("block explorer in a browser", () => {
     await expect.poll(async () => (await bandBoxes(page))[0]!.height).toBeLessThan(plain[0]!.height);
     await page.close();
 
-    // The same answer with quantiles, as svc_getAIPrediction gives them when the model has them.
+    // The same answer with quantiles, which svc_getAIPrediction adds when the model gives them.
     const context = await browser.newContext({ viewport: DESKTOP });
     await context.route("**/v1/predictions/BTC?horizon=7", async (route) => {
       const response = await route.fetch();
@@ -381,14 +381,15 @@ describe("block explorer in a browser", () => {
       const p = body.prediction!;
       const [lower, mid, upper] = [Number(p.lower), Number(p.predictedPrice), Number(p.upper)];
       const at = (f: number) => String(f < 0 ? mid + (mid - lower) * f : mid + (upper - mid) * f);
+      // Keyed by percentile, as svc_getAIPrediction gives them; 10 and 90 are lower and upper.
       p.quantiles = {
-        "0.05": at(-1.4),
-        "0.1": at(-1),
-        "0.25": at(-0.5),
-        "0.5": at(0),
-        "0.75": at(0.5),
-        "0.9": at(1),
-        "0.95": at(1.4),
+        "5": at(-1.4),
+        "10": at(-1),
+        "25": at(-0.5),
+        "50": at(0),
+        "75": at(0.5),
+        "90": at(1),
+        "95": at(1.4),
       };
       await route.fulfill({ response, json: body });
     });

@@ -21,38 +21,24 @@ const HORIZONS = [1, 7, 30, 90];
 /** History shown around a prediction: three horizons back, at least a month. */
 const windowDays = (horizon: number) => Math.max(30, 3 * horizon);
 
-/** The quantile fan: nested central intervals, widest first, drawn when the prediction has them. */
+/** The quantile fan: nested central intervals by percentile, widest first, drawn when the prediction has them. */
 const FAN = [
-  { lower: 0.05, upper: 0.95, name: "90 % interval", className: "band band-outer" },
-  { lower: 0.1, upper: 0.9, name: "80 % interval", className: "band" },
-  { lower: 0.25, upper: 0.75, name: "50 % interval", className: "band band-inner" },
+  { lower: "5", upper: "95", name: "90 % interval", className: "band band-outer" },
+  { lower: "10", upper: "90", name: "80 % interval", className: "band" },
+  { lower: "25", upper: "75", name: "50 % interval", className: "band band-inner" },
 ] as const;
-const STANDARD_LEVELS = [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95];
 
 /**
- * A prediction's `quantiles` as level (fraction) -> price: an object keyed by level ("0.05", or
- * "5" / "p5" in percent), an array of `{level|quantile|p, price|value}`, or an array of the seven
- * standard levels' prices in order. Anything else gives no fan.
+ * A prediction's `quantiles` as svc_getAIPrediction gives them: prices (decimal strings or numbers)
+ * keyed by percentile, `{"5": …, "10": …, "25": …, "50": …, "75": …, "90": …, "95": …}`. Anything
+ * else (absent, or not an object) gives no fan.
  */
-export function parseQuantiles(raw: unknown): Map<number, number> {
-  const out = new Map<number, number>();
-  const put = (level: number, price: unknown) => {
+function parseQuantiles(raw: unknown): Map<string, number> {
+  const out = new Map<string, number>();
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return out;
+  for (const [percentile, price] of Object.entries(raw)) {
     const p = Number(price);
-    if (Number.isFinite(level) && level > 0 && level < 1 && Number.isFinite(p)) out.set(level, p);
-  };
-  if (Array.isArray(raw)) {
-    raw.forEach((item, i) => {
-      if (item !== null && typeof item === "object") {
-        const o = item as Record<string, unknown>;
-        put(Number(o.level ?? o.quantile ?? o.p ?? o.q), o.price ?? o.value);
-      } else if (raw.length === STANDARD_LEVELS.length) put(STANDARD_LEVELS[i]!, item);
-    });
-  } else if (raw !== null && typeof raw === "object") {
-    for (const [key, price] of Object.entries(raw)) {
-      const match = /(\d+(?:\.\d+)?)/.exec(key);
-      if (!match) continue;
-      put(match[1]!.includes(".") ? Number(match[1]) : Number(match[1]) / 100, price);
-    }
+    if (/^\d{1,2}$/.test(percentile) && Number.isFinite(p)) out.set(percentile, p);
   }
   return out;
 }
