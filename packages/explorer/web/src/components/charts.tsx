@@ -72,7 +72,7 @@ export function tickLabels(ticks: readonly number[]): string[] {
   let decimals = 0;
   while (decimals < 8 && Math.abs(step * 10 ** decimals - Math.round(step * 10 ** decimals)) > 1e-6)
     decimals++;
-  return ticks.map((t) => `${(t / divisor).toFixed(decimals)}${suffix}`);
+  return ticks.map((t) => (t === 0 ? "0" : `${(t / divisor).toFixed(decimals)}${suffix}`));
 }
 
 /** The x of a centred label moved inside the chart when it would stick out at either side. */
