@@ -41,7 +41,7 @@ describe("strata node --rpc.evmtimeout", () => {
 
 describe("strata node --no-demo", () => {
   it("runs the dev network's DePIN demo unless told not to, and never one on mainnet", () => {
-    expect(config().demo).toMatchObject({ silentAfterBlocks: 60 });
+    expect(config().demo).toMatchObject({ silentAfterBlocks: 30 });
     expect(config("--no-demo").demo).toBeNull();
     expect(config("--no-demo").reporter).not.toBeNull();
     expect(config("--network", "mainnet").demo).toBeNull();

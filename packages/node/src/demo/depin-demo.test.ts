@@ -54,7 +54,7 @@ describe("DePIN demo on the dev network", () => {
   });
 
   it("is on for dev by default, never on mainnet, and off in test nodes unless asked for", () => {
-    expect(createNodeConfig({ network: "dev", datadir: null }).demo).toMatchObject({ silentAfterBlocks: 60 });
+    expect(createNodeConfig({ network: "dev", datadir: null }).demo).toMatchObject({ silentAfterBlocks: 30 });
     expect(createNodeConfig({ network: "mainnet", datadir: null }).demo).toBeNull();
     expect(testConfig().demo).toBeNull();
   });
