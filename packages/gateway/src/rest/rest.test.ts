@@ -300,6 +300,22 @@ describe("REST /v1", () => {
     ]) {
       expect(Object.keys(body.paths)).toContain(path);
     }
+    // Every ratio is described as a decimal fraction, wherever it appears.
+    const ratios = ["commission", "uptime", "apr", "confidence", "mape", "baselineMape", "coverage80"];
+    const described: string[] = [];
+    const walk = (node: unknown) => {
+      if (node === null || typeof node !== "object") return;
+      const properties = (node as { properties?: Record<string, unknown> }).properties ?? {};
+      for (const [name, schema] of Object.entries(properties)) {
+        if (ratios.includes(name)) {
+          expect(JSON.stringify(schema), name).toMatch(/decimal fraction \(0\.05 = 5 %\)/);
+          described.push(name);
+        }
+      }
+      for (const child of Object.values(node)) walk(child);
+    };
+    walk(body.components.schemas);
+    expect(new Set(described)).toEqual(new Set(ratios));
     const refs = JSON.stringify(body).match(/#\/components\/schemas\/\w+/g) ?? [];
     for (const ref of refs) expect(Object.keys(body.components.schemas)).toContain(ref.split("/").pop());
     const docs = await fetch(`${base}/docs`);
