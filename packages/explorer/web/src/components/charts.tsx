@@ -53,7 +53,7 @@ const AXIS_FONT = '11px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica
 let measureContext: CanvasRenderingContext2D | null | undefined;
 
 /** Rendered width in px of axis text, measured with a canvas (estimated without one). */
-export function textWidth(text: string): number {
+function textWidth(text: string): number {
   if (measureContext === undefined) measureContext = document.createElement("canvas").getContext("2d");
   if (!measureContext) return text.length * 7;
   measureContext.font = AXIS_FONT;
@@ -64,7 +64,7 @@ export function textWidth(text: string): number {
  * Labels for evenly spaced axis ticks, abbreviated (100k, 1.2M, 3G) with just as many decimals as
  * the step needs, so neighbours differ and none is longer than it must be.
  */
-export function tickLabels(ticks: readonly number[]): string[] {
+function tickLabels(ticks: readonly number[]): string[] {
   const max = Math.max(0, ...ticks.map(Math.abs));
   const [divisor, suffix] =
     max >= 1e9 ? [1e9, "G"] : max >= 1e6 ? [1e6, "M"] : max >= 1e4 ? [1e3, "k"] : [1, ""];
