@@ -11,7 +11,6 @@ export {
 export { ValidatorSettingsError } from "./consensus/create-engine.js";
 export { nativeKeccakAvailable } from "./crypto/keccak.js";
 export { nativeCryptoAvailable } from "./crypto/native-crypto.js";
-export { DEMO_DEVICES, type DemoDevice, DepinDemo, demoEndpoint, demoNodeId } from "./demo/depin-demo.js";
 export { type DevAccount, deriveDevAccounts, privateKeyHex } from "./dev-accounts.js";
 export { networkFromGenesis, readDatadirNetwork } from "./import/datadir-network.js";
 export { ImportError, InitError } from "./import/errors.js";
