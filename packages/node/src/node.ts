@@ -188,8 +188,8 @@ export async function createNode(
       const parent = head.number === 0n ? undefined : chain.blockByHash(head.parentHash);
       return parent === undefined ? 0 : Number(head.timestamp - parent.header.timestamp);
     },
-    pendingTransactions: () => pool.content().pending.length,
-    queuedTransactions: () => pool.content().queued.length,
+    pendingTransactions: () => pool.pendingCount,
+    queuedTransactions: () => pool.queuedCount,
     // Read at scrape time, after the server below exists.
     wsConnections: (): number => ws.connections,
     subscriptions: () => subscriptions.size,
@@ -236,6 +236,7 @@ export async function createNode(
     async start() {
       node.rpcUrl = await http.listen();
       node.wsUrl = node.rpcUrl.replace(/^http/, "ws");
+      pool.start();
       if (follower) follower.start();
       else producer.start();
       logger.info({ url: node.rpcUrl, head: Number(chain.head.header.number) }, "serving JSON-RPC");
@@ -265,6 +266,7 @@ export async function createNode(
       await http.close();
       await follower?.stop();
       await producer.stop();
+      pool.stop();
       await callWorkers?.close();
       await store.close();
     },

@@ -43,8 +43,16 @@ export interface NodeConfig {
   };
   readonly mining: { readonly mode: MiningMode; readonly blockTimeSeconds: number };
   readonly txpool: {
+    /** Executable (pending) transactions per sender at most. */
     readonly maxPerSender: number;
+    /** Executable (pending) transactions in all at most. */
     readonly maxTotal: number;
+    /** Transactions behind a nonce gap (queued) per sender at most. */
+    readonly maxQueuedPerSender: number;
+    /** Queued transactions in all at most. */
+    readonly maxQueuedTotal: number;
+    /** A queued transaction is dropped this long after it arrived; Infinity keeps it. */
+    readonly queuedLifetimeMs: number;
     readonly priceBumpPercent: number;
   };
   readonly logLevel: string;
@@ -92,6 +100,9 @@ export const DEFAULTS = {
   maxWsQueuedBytes: 8 * 1024 * 1024,
   maxPerSender: 512,
   maxTotal: 20_000,
+  maxQueuedPerSender: 64,
+  maxQueuedTotal: 1024,
+  queuedLifetimeMs: 3 * 3600 * 1000,
   priceBumpPercent: 10,
   logLevel: "info",
 } as const;
@@ -152,6 +163,9 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
     txpool: {
       maxPerSender: DEFAULTS.maxPerSender,
       maxTotal: DEFAULTS.maxTotal,
+      maxQueuedPerSender: DEFAULTS.maxQueuedPerSender,
+      maxQueuedTotal: DEFAULTS.maxQueuedTotal,
+      queuedLifetimeMs: DEFAULTS.queuedLifetimeMs,
       priceBumpPercent: DEFAULTS.priceBumpPercent,
       ...overrides.txpool,
     },

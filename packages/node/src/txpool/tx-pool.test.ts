@@ -160,7 +160,7 @@ describe("transaction pool", () => {
 });
 
 describe("transaction pool limits", () => {
-  it("refuses past the per-sender and total limits, but still accepts replacements", async () => {
+  it("refuses past the per-sender and total pending limits, but still accepts replacements", async () => {
     const limited = await startTestNode({
       mining: { mode: "manual" },
       txpool: { maxPerSender: 3, maxTotal: 5 },
@@ -182,7 +182,7 @@ describe("transaction pool limits", () => {
       expect((await submit(await sign({ nonce: 1 }, other))).result).toMatch(/^0x/);
       expect((await submit(await sign({ nonce: 2 }, other))).error).toEqual({
         code: -32000,
-        message: "txpool is full",
+        message: "transaction underpriced",
       });
       await rpc(limited.url, "evm_mine");
       expect((await submit(await sign({ nonce: 2 }, other))).result).toMatch(/^0x/);

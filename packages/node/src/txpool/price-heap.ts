@@ -1,0 +1,66 @@
+/**
+ * A binary min-heap. Entries are never removed from the middle: the owner skips entries that are
+ * no longer valid when they reach the top ({@link PriceHeap.peek} with a validity test) and rebuilds
+ * the heap when stale entries pile up.
+ */
+export class PriceHeap<T> {
+  private items: T[] = [];
+
+  constructor(private readonly less: (a: T, b: T) => boolean) {}
+
+  /** Entries held, stale ones included. */
+  get size(): number {
+    return this.items.length;
+  }
+
+  /** Adds an entry. */
+  push(item: T): void {
+    const items = this.items;
+    items.push(item);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.less(items[i]!, items[parent]!)) break;
+      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      i = parent;
+    }
+  }
+
+  /** The smallest entry that passes `valid`, dropping the invalid ones above it. */
+  peek(valid: (item: T) => boolean): T | undefined {
+    while (this.items.length > 0) {
+      const top = this.items[0]!;
+      if (valid(top)) return top;
+      this.pop();
+    }
+    return undefined;
+  }
+
+  /** Replaces the contents with `items` (O(n)). */
+  rebuild(items: T[]): void {
+    this.items = items;
+    for (let i = (items.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
+  }
+
+  private pop(): void {
+    const last = this.items.pop()!;
+    if (this.items.length === 0) return;
+    this.items[0] = last;
+    this.siftDown(0);
+  }
+
+  private siftDown(start: number): void {
+    const items = this.items;
+    let i = start;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let smallest = i;
+      if (left < items.length && this.less(items[left]!, items[smallest]!)) smallest = left;
+      if (right < items.length && this.less(items[right]!, items[smallest]!)) smallest = right;
+      if (smallest === i) return;
+      [items[i], items[smallest]] = [items[smallest]!, items[i]!];
+      i = smallest;
+    }
+  }
+}
