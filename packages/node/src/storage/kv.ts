@@ -21,7 +21,8 @@ export interface WriteOp {
 
 /**
  * A byte key-value store with named buckets. Reads see the last commit; `commit` applies all of its
- * writes atomically, or none of them, and resolves once they are committed.
+ * writes atomically, or none of them, and resolves once they are committed (on disk, for a persistent
+ * store: durable against a power loss).
  */
 export interface KVStore {
   get(bucket: Bucket, key: Uint8Array): Uint8Array | undefined;

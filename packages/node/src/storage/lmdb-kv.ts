@@ -6,6 +6,12 @@ import { BUCKETS, type Bucket, type KVStore, type WriteOp } from "./kv.js";
  * A {@link KVStore} on LMDB: one environment under `path`, one named database per bucket. Each
  * `commit` is one LMDB write transaction, so a crash leaves either the whole commit or none of it;
  * LMDB commits and flushes it off the main thread, which keeps serving reads meanwhile.
+ *
+ * lmdb-js runs with `overlappingSync` on Linux and macOS: a write transaction resolves once it is
+ * visible, and its fsync follows on LMDB's thread. After a power loss (a new boot id) LMDB reopens at
+ * the last *flushed* transaction, so a commit that had only become visible is forgotten. `commit`
+ * therefore resolves only once its transaction is flushed: the chain announces a block (newHeads,
+ * receipts) after it is durable. One flush per commit, and the chain commits once per block.
  */
 export class LmdbKV implements KVStore {
   private readonly root: RootDatabase<Uint8Array, Uint8Array>;
@@ -41,6 +47,7 @@ export class LmdbKV implements KVStore {
     await this.root.transaction(() => {
       for (const op of ops) this.dbs.get(op.bucket)!.put(op.key, op.value);
     });
+    await this.root.flushed;
   }
 
   async close(): Promise<void> {
