@@ -64,3 +64,55 @@ export class PriceHeap<T> {
     }
   }
 }
+
+/**
+ * The cheapest of a changing set of transactions, in geth's price order at a base fee: a
+ * {@link PriceHeap} that members are pushed to as they join; entries of those that left are skipped
+ * when they surface, and the heap is rebuilt from the live members when the base fee changes or
+ * stale entries outnumber them.
+ */
+export class CheapestIndex<T> {
+  private readonly heap: PriceHeap<T>;
+  private readonly held = new Set<T>();
+  private baseFee = 0n;
+
+  /**
+   * @param cheaper price order at a base fee
+   * @param isMember whether an entry still belongs to the set
+   * @param members the live members, for a rebuild
+   */
+  constructor(
+    private readonly cheaper: (a: T, b: T, baseFee: bigint) => boolean,
+    private readonly isMember: (item: T) => boolean,
+    private readonly members: () => T[],
+  ) {
+    this.heap = new PriceHeap((a, b) => this.cheaper(a, b, this.baseFee));
+  }
+
+  /** Adds a member (no-op when it has an entry already). */
+  push(item: T, liveCount: number): void {
+    if (this.held.has(item)) return;
+    this.held.add(item);
+    this.heap.push(item);
+    // Past twice the live members (amortised O(1) per push) the heap is rebuilt without the stale.
+    if (this.heap.size > 2 * liveCount + 64) this.rebuild(this.baseFee);
+  }
+
+  /** The cheapest member at `baseFee`. */
+  cheapest(baseFee: bigint): T | undefined {
+    if (baseFee !== this.baseFee) this.rebuild(baseFee);
+    return this.heap.peek((item) => {
+      if (this.isMember(item)) return true;
+      this.held.delete(item);
+      return false;
+    });
+  }
+
+  private rebuild(baseFee: bigint): void {
+    this.baseFee = baseFee;
+    const live = this.members();
+    this.held.clear();
+    for (const item of live) this.held.add(item);
+    this.heap.rebuild(live);
+  }
+}

@@ -5,7 +5,7 @@ import type { Chain, NewHead } from "../chain/chain.js";
 import type { NodeConfig } from "../config/node-config.js";
 import { TxPoolError } from "../errors/domain-errors.js";
 import { effectiveTip, maxFee, maxTip } from "./fees.js";
-import { PriceHeap } from "./price-heap.js";
+import { CheapestIndex } from "./price-heap.js";
 import { checkStatelessRules } from "./rules.js";
 
 /** A transaction held by the pool, with its sender recovered once at admission. */
@@ -59,11 +59,17 @@ export class TxPool {
   private readonly byHash = new Map<string, PoolTx>();
   private readonly queued = new Set<PoolTx>();
   private pendingTotal = 0;
-  /** Pending transactions, cheapest on top, keyed at {@link TxPool.heapBaseFee}; stale entries skipped. */
-  private readonly cheapest = new PriceHeap<PoolTx>((a, b) => this.cheaper(a, b));
-  /** The transactions {@link TxPool.cheapest} holds an entry for. */
-  private readonly heaped = new Set<PoolTx>();
-  private heapBaseFee = -1n;
+  private readonly cheapestPending = new CheapestIndex<PoolTx>(
+    cheaperAt,
+    (poolTx) => this.isPending(poolTx),
+    () => this.pendingTxs(),
+  );
+  private readonly cheapestQueued = new CheapestIndex<PoolTx>(
+    cheaperAt,
+    (poolTx) => this.queued.has(poolTx),
+    () => [...this.queued],
+  );
+  private lastSweep = Number.NEGATIVE_INFINITY;
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
@@ -231,7 +237,8 @@ export class TxPool {
 
   /** Drops queued transactions older than the configured lifetime. */
   dropExpired(): void {
-    const cutoff = this.now() - this.config.txpool.queuedLifetimeMs;
+    this.lastSweep = this.now();
+    const cutoff = this.lastSweep - this.config.txpool.queuedLifetimeMs;
     for (const poolTx of this.queued) if (poolTx.addedAt <= cutoff) this.removeOne(poolTx);
   }
 
@@ -240,8 +247,8 @@ export class TxPool {
     const { maxPerSender, maxTotal } = this.config.txpool;
     if ((entry?.pending ?? 0) >= maxPerSender) throw new TxPoolError("account limit exceeded");
     if (this.pendingTotal < maxTotal) return;
-    const victim = this.cheapestPending(baseFee);
-    if (!victim || !this.cheaper(victim, poolTx)) throw new TxPoolError("transaction underpriced");
+    const victim = this.cheapestPending.cheapest(baseFee);
+    if (!victim || !cheaperAt(victim, poolTx, baseFee)) throw new TxPoolError("transaction underpriced");
     // Evicting one of the sender's own earlier transactions would strand this one behind a gap.
     if (victim.sender === poolTx.sender) throw new TxPoolError("txpool is full");
     this.removeFrom(victim);
@@ -253,13 +260,11 @@ export class TxPool {
     if (entry && entry.byNonce.size - entry.pending >= maxQueuedPerSender)
       throw new TxPoolError("account limit exceeded");
     if (this.queued.size < maxQueuedTotal) return;
-    this.dropExpired();
+    // A full queue is the flooded case: sweep at most once a second, not on every refusal.
+    if (this.now() - this.lastSweep >= 1000) this.dropExpired();
     if (this.queued.size < maxQueuedTotal) return;
-    let victim: PoolTx | undefined;
-    for (const candidate of this.queued) {
-      if (!victim || this.cheaperAt(candidate, victim, baseFee)) victim = candidate;
-    }
-    if (!victim || !this.cheaperAt(victim, poolTx, baseFee)) throw new TxPoolError("transaction underpriced");
+    const victim = this.cheapestQueued.cheapest(baseFee);
+    if (!victim || !cheaperAt(victim, poolTx, baseFee)) throw new TxPoolError("transaction underpriced");
     this.removeOne(victim);
   }
 
@@ -270,11 +275,11 @@ export class TxPool {
     this.byHash.set(poolTx.hash, poolTx);
     if (existing) {
       this.byHash.delete(existing.hash);
-      if (this.queued.delete(existing)) this.queued.add(poolTx);
-      else this.pushHeap(poolTx);
+      if (this.queued.delete(existing)) this.enqueue(poolTx);
+      else this.cheapestPending.push(poolTx, this.pendingTotal);
       return;
     }
-    this.queued.add(poolTx);
+    this.enqueue(poolTx);
     if (poolTx.nonce !== entry.stateNonce + BigInt(entry.pending)) return;
     this.extendRun(entry);
     this.trimRun(entry);
@@ -289,29 +294,13 @@ export class TxPool {
       this.queued.delete(next);
       entry.pending++;
       this.pendingTotal++;
-      this.pushHeap(next);
+      this.cheapestPending.push(next, this.pendingTotal);
     }
   }
 
-  private pushHeap(poolTx: PoolTx): void {
-    if (this.heaped.has(poolTx)) return;
-    this.heaped.add(poolTx);
-    this.cheapest.push(poolTx);
-    // Entries of transactions gone from the pool stay until they surface; past twice the live ones
-    // (amortised O(1) per push) the heap is rebuilt from the pending transactions.
-    if (this.cheapest.size > 2 * this.pendingTotal + 64) this.rebuildHeap(this.heapBaseFee);
-  }
-
-  private rebuildHeap(baseFee: bigint): void {
-    this.heapBaseFee = baseFee;
-    const live: PoolTx[] = [];
-    for (const entry of this.senders.values()) {
-      const end = entry.stateNonce + BigInt(entry.pending);
-      for (let nonce = entry.stateNonce; nonce < end; nonce++) live.push(entry.byNonce.get(nonce)!);
-    }
-    this.heaped.clear();
-    for (const poolTx of live) this.heaped.add(poolTx);
-    this.cheapest.rebuild(live);
+  private enqueue(poolTx: PoolTx): void {
+    this.queued.add(poolTx);
+    this.cheapestQueued.push(poolTx, this.queued.size);
   }
 
   /** Drops the end of a pending run longer than the per-sender cap (after a gap was filled). */
@@ -334,12 +323,14 @@ export class TxPool {
     }
     this.pendingTotal -= entry.pending;
     entry.pending = 0;
-    for (const poolTx of entry.byNonce.values()) this.queued.add(poolTx);
     if (entry.byNonce.size === 0) {
       this.senders.delete(entry.address.toString());
       return;
     }
     this.extendRun(entry);
+    const end = stateNonce + BigInt(entry.pending);
+    for (const poolTx of entry.byNonce.values())
+      if (poolTx.nonce >= end && !this.queued.has(poolTx)) this.enqueue(poolTx);
     this.trimRun(entry);
   }
 
@@ -361,7 +352,7 @@ export class TxPool {
     if (!this.queued.delete(poolTx)) {
       const kept = Number(poolTx.nonce - entry.stateNonce);
       for (let n = poolTx.nonce + 1n; n < entry.stateNonce + BigInt(entry.pending); n++) {
-        this.queued.add(entry.byNonce.get(n)!);
+        this.enqueue(entry.byNonce.get(n)!);
       }
       this.pendingTotal -= entry.pending - kept;
       entry.pending = kept;
@@ -371,20 +362,20 @@ export class TxPool {
 
   /** Evicts the cheapest pending transaction (with its sender's later ones); false when there is none. */
   private evictCheapestPending(baseFee: bigint): boolean {
-    const victim = this.cheapestPending(baseFee);
+    const victim = this.cheapestPending.cheapest(baseFee);
     if (!victim) return false;
     this.removeFrom(victim);
     return true;
   }
 
-  /** The cheapest pending transaction at `baseFee`. */
-  private cheapestPending(baseFee: bigint): PoolTx | undefined {
-    if (baseFee !== this.heapBaseFee) this.rebuildHeap(baseFee);
-    return this.cheapest.peek((poolTx) => {
-      if (this.isPending(poolTx)) return true;
-      this.heaped.delete(poolTx);
-      return false;
-    });
+  /** The pending transactions, each sender's run in nonce order. */
+  private pendingTxs(): PoolTx[] {
+    const live: PoolTx[] = [];
+    for (const entry of this.senders.values()) {
+      const end = entry.stateNonce + BigInt(entry.pending);
+      for (let nonce = entry.stateNonce; nonce < end; nonce++) live.push(entry.byNonce.get(nonce)!);
+    }
+    return live;
   }
 
   private isPending(poolTx: PoolTx): boolean {
@@ -396,27 +387,23 @@ export class TxPool {
     );
   }
 
-  /** geth's price order at the heap's base fee: effective tip, then fee cap, then tip cap. */
-  private cheaper(a: PoolTx, b: PoolTx): boolean {
-    return this.cheaperAt(a, b, this.heapBaseFee < 0n ? 0n : this.heapBaseFee);
-  }
-
-  private cheaperAt(a: PoolTx, b: PoolTx, baseFee: bigint): boolean {
-    const tipA = effectiveTip(a.tx, baseFee);
-    const tipB = effectiveTip(b.tx, baseFee);
-    if (tipA !== tipB) return tipA < tipB;
-    const feeA = maxFee(a.tx);
-    const feeB = maxFee(b.tx);
-    if (feeA !== feeB) return feeA < feeB;
-    return maxTip(a.tx) < maxTip(b.tx);
-  }
-
   private checkReplacement(old: TypedTransaction, next: TypedTransaction): void {
     const bump = BigInt(100 + this.config.txpool.priceBumpPercent);
     const feeOk = maxFee(next) * 100n >= maxFee(old) * bump;
     const tipOk = maxTip(next) * 100n >= maxTip(old) * bump;
     if (!feeOk || !tipOk) throw new TxPoolError("replacement transaction underpriced");
   }
+}
+
+/** geth's price order at `baseFee`: effective tip, then fee cap, then tip cap. */
+function cheaperAt(a: PoolTx, b: PoolTx, baseFee: bigint): boolean {
+  const tipA = effectiveTip(a.tx, baseFee);
+  const tipB = effectiveTip(b.tx, baseFee);
+  if (tipA !== tipB) return tipA < tipB;
+  const feeA = maxFee(a.tx);
+  const feeB = maxFee(b.tx);
+  if (feeA !== feeB) return feeA < feeB;
+  return maxTip(a.tx) < maxTip(b.tx);
 }
 
 /** geth's message, naming what the sender's other pool transactions already cost when they count. */

@@ -52,10 +52,10 @@ export const txpoolMethods = {
     params: [],
     required: 0,
     summary: "Returns the number of pending and queued transactions in the pool.",
-    handler: (_, services) => {
-      const { pending, queued } = services.pool.content();
-      return { pending: toQuantity(pending.length), queued: toQuantity(queued.length) };
-    },
+    handler: (_, { pool }) => ({
+      pending: toQuantity(pool.pendingCount),
+      queued: toQuantity(pool.queuedCount),
+    }),
   }),
   txpool_content: defineMethod({
     params: [],
