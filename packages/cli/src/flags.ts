@@ -94,23 +94,23 @@ export function intFlag(
 }
 
 /**
- * Reads a duration flag (`500ms`, `5s`, `2m`; a bare number is seconds) as milliseconds, at most
- * `maxMs`; `0` stands for no limit (Infinity), as geth's duration flags do.
+ * Reads a duration flag (`500ms`, `5s`, `2m`, `3h`; a bare number is seconds) as milliseconds, at
+ * most `maxMs`; `0` stands for no limit (Infinity), as geth's duration flags do.
  */
 export function durationFlag(values: FlagValues, name: string, fallbackMs: number, maxMs: number): number {
   const raw = values[name];
   if (raw === undefined) return fallbackMs;
-  const match = typeof raw === "string" ? /^(\d+)(ms|s|m)?$/.exec(raw) : null;
+  const match = typeof raw === "string" ? /^(\d+)(ms|s|m|h)?$/.exec(raw) : null;
   const ms = match ? Number(match[1]) * UNIT_MS[match[2] ?? "s"]! : Number.NaN;
   if (!match || ms > maxMs) {
     throw new UsageError(
-      `--${name}: expected a duration such as 500ms, 5s or 2m (at most ${maxMs / 1000} s; 0 for none), got "${String(raw)}"`,
+      `--${name}: expected a duration such as 500ms, 5s, 2m or 3h (at most ${maxMs / 1000} s; 0 for none), got "${String(raw)}"`,
     );
   }
   return ms === 0 ? Number.POSITIVE_INFINITY : ms;
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Formats the flag table of a command's help, ending with the `--config` flag every command accepts. */
 export function formatFlags(specs: Record<string, FlagSpec>): string {

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import {
   createLogger,
   createNode,
@@ -33,6 +33,26 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
     type: "string",
     description:
       "wall-clock limit of eth_call and eth_estimateGas, e.g. 5s or 500ms; 0 for none (default 5s)",
+  },
+  "txpool.accountslots": {
+    type: "string",
+    description: "executable (pending) pool transactions per sender at most (default 512)",
+  },
+  "txpool.globalslots": {
+    type: "string",
+    description: "executable pool transactions in all at most (default 20000)",
+  },
+  "txpool.accountqueue": {
+    type: "string",
+    description: "pool transactions behind a nonce gap (queued) per sender at most (default 64)",
+  },
+  "txpool.globalqueue": {
+    type: "string",
+    description: "queued pool transactions in all at most (default 1024)",
+  },
+  "txpool.lifetime": {
+    type: "string",
+    description: "how long a queued transaction is kept, e.g. 3h or 90m; 0 keeps it (default 3h)",
   },
   mining: { type: "string", description: "instant | interval | manual (default: the network's)" },
   "block-time": { type: "string", description: "seconds between blocks in interval mode" },
@@ -123,6 +143,7 @@ export function nodeConfigFromFlags(values: FlagValues) {
           ? {}
           : { evmTimeoutMs: durationFlag(values, "rpc.evmtimeout", 0, 3_600_000) }),
       },
+      txpool: txpoolOverrides(values),
       mining: {
         ...(mining === undefined
           ? blockTime === undefined
@@ -142,6 +163,23 @@ export function nodeConfigFromFlags(values: FlagValues) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   return config;
+}
+
+/** The pool limits (`--txpool.*`, geth's flag names); absent flags keep the defaults. */
+function txpoolOverrides(values: FlagValues): NonNullable<NodeConfigOverrides["txpool"]> {
+  const count = (name: string, max: number) =>
+    values[name] === undefined ? undefined : intFlag(values, name, 0, 1, max);
+  const limits = {
+    maxPerSender: count("txpool.accountslots", 1_000_000),
+    maxTotal: count("txpool.globalslots", 10_000_000),
+    maxQueuedPerSender: count("txpool.accountqueue", 1_000_000),
+    maxQueuedTotal: count("txpool.globalqueue", 10_000_000),
+    queuedLifetimeMs:
+      values["txpool.lifetime"] === undefined
+        ? undefined
+        : durationFlag(values, "txpool.lifetime", 0, 30 * 24 * 3_600_000),
+  };
+  return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
 }
 
 /** The `--follow`, `--validator-key` and `--offline-validators` settings. */
@@ -184,6 +222,17 @@ function readValidatorKey(file: string): Uint8Array {
   return Uint8Array.from(Buffer.from(hex, "hex"));
 }
 
+/**
+ * The warning for a validator key file that other users can read or write (group or other permission
+ * bits set), as ssh gives for a private key; undefined when only its owner can, or on Windows.
+ */
+export function keyFileWarning(file: string): string | undefined {
+  if (process.platform === "win32") return undefined;
+  const mode = statSync(file).mode & 0o777;
+  if ((mode & 0o077) === 0) return undefined;
+  return `validator key file "${file}" is accessible by other users (permissions 0${mode.toString(8)}): anyone who reads it can sign as this validator; run chmod 600 "${file}"`;
+}
+
 /** `strata node`: runs until SIGINT/SIGTERM, printing `ready <url>` once it serves. */
 export async function runNode(argv: readonly string[], out: (line: string) => void): Promise<number> {
   const values = parseFlags(argv, NODE_FLAGS, { command: "node" });
@@ -195,6 +244,9 @@ export async function runNode(argv: readonly string[], out: (line: string) => vo
   const accessSettings = nodeAccessFromFlags(values);
   if (values.fresh && config.datadir) rmSync(config.datadir, { recursive: true, force: true });
   const logger = createLogger(config.logLevel);
+  const keyFile = values["validator-key"] as string | undefined;
+  const keyWarning = keyFile === undefined ? undefined : keyFileWarning(keyFile);
+  if (keyWarning !== undefined) logger.warn({ file: keyFile }, keyWarning);
   const access =
     accessSettings === undefined
       ? undefined
