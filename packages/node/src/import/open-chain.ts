@@ -24,7 +24,9 @@ export interface OpenedChain {
  * memory when `datadir` is null, laid out exactly as the node opens it.
  */
 export async function openChain(network: NetworkFile, datadir: string | null): Promise<OpenedChain> {
-  const kv: KVStore = datadir === null ? new MemoryKV() : new LmdbKV(`${datadir}/chaindata`);
+  // Importing announces nothing and can be rerun after a crash: no wait for a flush per block.
+  const kv: KVStore =
+    datadir === null ? new MemoryKV() : new LmdbKV(`${datadir}/chaindata`, { durableCommits: false });
   try {
     const common = await createChainCommon(network);
     const trieDb = new TrieDatabase(kv);

@@ -28,4 +28,18 @@ describe("LmdbKV.commit", () => {
       await kv.close();
     }
   });
+
+  it("without durable commits (chain import) still flushes everything by close", async () => {
+    const path = join(dir, "import");
+    const kv = new LmdbKV(path, { durableCommits: false });
+    for (let i = 0; i < 20; i++)
+      await kv.commit([{ bucket: "meta", key: Uint8Array.of(i), value: Uint8Array.of(i) }]);
+    await kv.close();
+    const reopened = new LmdbKV(path);
+    try {
+      expect([...reopened.get("meta", Uint8Array.of(19))!]).toEqual([19]);
+    } finally {
+      await reopened.close();
+    }
+  });
 });

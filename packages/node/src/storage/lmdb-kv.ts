@@ -12,12 +12,17 @@ import { BUCKETS, type Bucket, type KVStore, type WriteOp } from "./kv.js";
  * the last *flushed* transaction, so a commit that had only become visible is forgotten. `commit`
  * therefore resolves only once its transaction is flushed: the chain announces a block (newHeads,
  * receipts) after it is durable. One flush per commit, and the chain commits once per block.
+ * `durableCommits: false` (chain import, which announces nothing and can be rerun) resolves a commit
+ * once it is visible; `close` still waits for the last flush.
  */
 export class LmdbKV implements KVStore {
   private readonly root: RootDatabase<Uint8Array, Uint8Array>;
   private readonly dbs: Map<Bucket, Database<Uint8Array, Uint8Array>>;
 
-  constructor(path: string) {
+  private readonly durableCommits: boolean;
+
+  constructor(path: string, options: { readonly durableCommits?: boolean } = {}) {
+    this.durableCommits = options.durableCommits ?? true;
     mkdirSync(path, { recursive: true });
     this.root = open<Uint8Array, Uint8Array>({
       path,
@@ -47,10 +52,11 @@ export class LmdbKV implements KVStore {
     await this.root.transaction(() => {
       for (const op of ops) this.dbs.get(op.bucket)!.put(op.key, op.value);
     });
-    await this.root.flushed;
+    if (this.durableCommits) await this.root.flushed;
   }
 
   async close(): Promise<void> {
+    await this.root.flushed;
     await this.root.close();
   }
 }

@@ -279,8 +279,10 @@ export class TxPool {
       else this.cheapestPending.push(poolTx, this.pendingTotal);
       return;
     }
-    this.enqueue(poolTx);
-    if (poolTx.nonce !== entry.stateNonce + BigInt(entry.pending)) return;
+    if (poolTx.nonce !== entry.stateNonce + BigInt(entry.pending)) {
+      this.enqueue(poolTx);
+      return;
+    }
     this.extendRun(entry);
     this.trimRun(entry);
     while (this.pendingTotal > this.config.txpool.maxTotal && this.evictCheapestPending(baseFee)) {}
