@@ -340,7 +340,10 @@ export class TxPool {
   private removeFrom(poolTx: PoolTx): void {
     const entry = this.senders.get(poolTx.sender);
     if (!entry) return;
-    const doomed = [...entry.byNonce.values()].filter((other) => other.nonce >= poolTx.nonce);
+    // Highest nonce first, so that no transaction is moved to queued on its way out.
+    const doomed = [...entry.byNonce.values()]
+      .filter((other) => other.nonce >= poolTx.nonce)
+      .sort((a, b) => (a.nonce > b.nonce ? -1 : 1));
     for (const other of doomed) this.removeOne(other);
   }
 
