@@ -1,9 +1,13 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { keyFileWarning } from "./node.js";
 
+const BIN = fileURLToPath(new URL("../../bin/strata.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "strata-cli-key-mode-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -27,4 +31,39 @@ describe("strata node --validator-key file permissions", () => {
   it("stays quiet when only the owner may", () => {
     for (const mode of [0o600, 0o400]) expect(keyFileWarning(keyFile(mode))).toBeUndefined();
   });
+
+  it("is logged when strata node starts with such a key", async () => {
+    const file = keyFile(0o644);
+    const child = spawn(
+      process.execPath,
+      [BIN, "node", "--datadir", join(dir, "data"), "--rpc.port", "0", "--mining", "manual"].concat([
+        "--log-level",
+        "warn",
+        "--validator-key",
+        file,
+      ]),
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let stdout = "";
+        child.stdout.on("data", (chunk: Buffer) => {
+          stdout += chunk.toString();
+          if (/ready http/.test(stdout)) resolve();
+        });
+        child.once("exit", (code) => reject(new Error(`node exited with ${code}: ${stdout}${stderr}`)));
+      });
+      expect(stderr).toContain(`is accessible by other users (permissions 0644)`);
+    } finally {
+      if (child.exitCode === null) {
+        const exited = once(child, "exit");
+        child.kill("SIGTERM");
+        await exited;
+      }
+    }
+  }, 60_000);
 });
