@@ -1,5 +1,5 @@
+import { BiasCorrectedAverage } from "./average.js";
 import { halfLifeDecay } from "./parameters.js";
-import { BiasCorrectedAverage } from "./volatility.js";
 
 /**
  * A point-forecast component: it follows the log price and forecasts the log change from the latest

@@ -1,23 +1,38 @@
-import { ConfidenceCalibrator } from "./confidence-calibration.js";
+import { BiasCorrectedAverage } from "./average.js";
 import { DampedTrend, type DriftModel, EwmaDrift } from "./drift.js";
-import { ResidualDistribution } from "./interval-calibration.js";
-import { HIT_TOLERANCE, INTERVAL_COVERAGE, type ModelParameters } from "./parameters.js";
+import { IsotonicCalibrator } from "./isotonic.js";
+import {
+  HIT_TOLERANCE,
+  halfLifeDecay,
+  INTERVAL_COVERAGE,
+  type ModelParameters,
+  QUANTILE_LEVELS,
+} from "./parameters.js";
+import { CenteredResiduals, RegimeWidths } from "./residuals.js";
 import { DriftSelector } from "./selector.js";
 import type { DailyClose } from "./types.js";
-import { VolatilityTracker } from "./volatility.js";
+import { BadTickFilter, EwmaVolatility, GarchVolatility, type VolatilityEngine } from "./volatility.js";
 
-/** A forecast in log space, relative to the latest close. */
+/** A predictive distribution of the log change from the latest close to `horizon` days later. */
 export interface LogForecast {
   /** Price of the close the forecast starts from. */
   originPrice: number;
-  /** Point forecast of the log change over the horizon. */
+  /** Median of the log change (the point forecast). */
   change: number;
-  /** Lower end of the 80 % interval of the log change. */
-  lower: number;
-  /** Upper end of the 80 % interval of the log change. */
-  upper: number;
-  /** Calibrated probability that the realised price lands within ±5 % of the point forecast. */
+  /** Log change at each of {@link QUANTILE_LEVELS}, ascending. */
+  quantiles: number[];
+  /** Probability that the price lands within ±5 % of the median price. */
   confidence: number;
+  /** Probability that the price ends above the origin price. */
+  probabilityUp: number;
+}
+
+/** Something that issues a {@link LogForecast} after each close it is fed. */
+export interface DistributionForecaster {
+  /** Feeds the next close (days in increasing order). */
+  observe(close: DailyClose): void;
+  /** The forecast issued after the latest close, if any. */
+  readonly latest: LogForecast | undefined;
 }
 
 interface PendingForecast {
@@ -27,38 +42,54 @@ interface PendingForecast {
   scale: number;
   lower: number;
   upper: number;
+  regime: number;
   rawConfidence: number;
 }
 
 const LOG_BAND_LOW = Math.log(1 - HIT_TOLERANCE);
 const LOG_BAND_HIGH = Math.log(1 + HIT_TOLERANCE);
+const LOWER_INDEX = QUANTILE_LEVELS.indexOf(0.1);
+const UPPER_INDEX = QUANTILE_LEVELS.indexOf(0.9);
+
+/** The conditional-variance engine named by the parameters. */
+export function volatilityEngine(parameters: Readonly<ModelParameters>): VolatilityEngine {
+  return parameters.volatilityModel === "ewma"
+    ? new EwmaVolatility(parameters.ewmaDecay)
+    : new GarchVolatility({
+        refitEvery: parameters.garchRefitEvery,
+        poolingCount: parameters.garchPoolingCount,
+      });
+}
 
 /**
  * The online forecasting model for one horizon. Closes are fed in order; after each close the model
- * issues a forecast for `horizon` days later, and when that day's close arrives the forecast is
- * scored and every learned piece (drift selection, residual distribution, confidence calibration)
- * is updated. Nothing ever sees a price later than the forecast it serves, so the forecast after
- * close t depends only on closes up to t: running it over a history and taking the last forecast is
- * the prediction, and recording every forecast along the way is an honest walk-forward backtest.
+ * issues a predictive distribution for `horizon` days later, and when that day's close arrives the
+ * forecast is scored and every learned piece is updated. Nothing ever sees a price later than the
+ * forecast it serves, so running it over a history and taking the last forecast is the prediction,
+ * and recording every forecast along the way is an honest walk-forward backtest.
  *
  * Model, per horizon h:
- * - variance of the h-day log change: EWMA variance of daily log returns reverting geometrically to
- *   a slow EWMA (GARCH-like term structure);
- * - point forecast: "no change" unless a drift candidate (EWMA drift, damped-trend Holt smoothing of
- *   the log price) has beaten it significantly on this series' own resolved forecasts;
- * - 80 % interval: empirical quantiles of past standardised residuals at an adaptive level (the
- *   adaptation step is capped at `coverageLoopGain / h` because the feedback arrives h days late,
- *   and the normal prior's pseudo-count grows with √h because overlapping residuals are correlated);
- * - confidence: the ±5 % band's probability under that residual distribution, recalibrated by a
- *   logistic map fitted on past (probability, hit) outcomes.
+ * - scale: √(variance of the h-day log change) from GARCH(1,1)-t fitted by maximum likelihood
+ *   (pooled shape for short histories) or EWMA, fed through a bad-tick filter;
+ * - median: "no change" unless a drift candidate has beaten it significantly on this series' own
+ *   resolved forecasts;
+ * - shape: the empirical distribution of past standardised residuals (filtered historical
+ *   simulation without resampling), centred at its median and blended with the normal while few
+ *   exist;
+ * - spread: multiplied per volatility regime by an adaptive conformal width so the 80 % interval
+ *   covers 80 % in calm and turbulent regimes alike;
+ * - confidence: the ±5 % band's probability under that distribution, recalibrated by a rolling
+ *   isotonic map of past (probability, hit) outcomes.
  */
-export class Forecaster {
+export class Forecaster implements DistributionForecaster {
   readonly #horizon: number;
-  readonly #volatility: VolatilityTracker;
+  readonly #volatility: BadTickFilter;
+  readonly #longRun: BiasCorrectedAverage;
   readonly #candidates: DriftModel[];
   readonly #selector: DriftSelector;
-  readonly #residuals: ResidualDistribution;
-  readonly #calibrator: ConfidenceCalibrator;
+  readonly #residuals: CenteredResiduals;
+  readonly #widths: RegimeWidths;
+  readonly #calibrator: IsotonicCalibrator;
   readonly #pending = new Map<number, PendingForecast>();
   #last: DailyClose | undefined;
   #latest: LogForecast | undefined;
@@ -69,11 +100,8 @@ export class Forecaster {
    */
   constructor(horizon: number, parameters: Readonly<ModelParameters>) {
     this.#horizon = horizon;
-    this.#volatility = new VolatilityTracker(
-      parameters.volatilityHalfLife,
-      parameters.longRunHalfLife,
-      parameters.volatilityPersistence,
-    );
+    this.#volatility = new BadTickFilter(volatilityEngine(parameters), parameters.badTickThreshold);
+    this.#longRun = new BiasCorrectedAverage(halfLifeDecay(parameters.longRunHalfLife));
     this.#candidates = [
       new EwmaDrift(parameters.driftHalfLife),
       new DampedTrend(parameters.trendAlpha, parameters.trendBeta, parameters.trendDamping),
@@ -84,12 +112,20 @@ export class Forecaster {
       parameters.selectionHalfLife,
       parameters.selectionThreshold,
     );
-    this.#residuals = new ResidualDistribution(
-      INTERVAL_COVERAGE,
-      Math.min(parameters.coverageAdaptationRate, parameters.coverageLoopGain / horizon),
+    this.#residuals = new CenteredResiduals(
+      parameters.residualWindow,
       parameters.residualPriorWeight * Math.sqrt(horizon),
     );
-    this.#calibrator = new ConfidenceCalibrator(parameters.confidenceRidge);
+    this.#widths = new RegimeWidths(
+      1 - INTERVAL_COVERAGE,
+      Math.min(parameters.coverageStep, parameters.coverageLoopGain / horizon),
+      parameters.calmBelow,
+      parameters.turbulentAbove,
+    );
+    this.#calibrator = new IsotonicCalibrator(
+      parameters.calibrationWindow,
+      parameters.calibrationPriorWeight,
+    );
   }
 
   /** The forecast issued after the latest close (undefined until two closes have been seen). */
@@ -105,11 +141,14 @@ export class Forecaster {
     }
     const logPrice = Math.log(close.price);
     const gap = last === undefined ? 1 : close.day - last.day;
-    if (last !== undefined) this.#volatility.update(logPrice - Math.log(last.price), gap);
+    if (last !== undefined) {
+      this.#volatility.update(logPrice - Math.log(last.price), gap);
+      this.#longRun.update(this.#volatility.engine.nextVariance);
+    }
     for (const candidate of this.#candidates) candidate.update(logPrice, gap);
     this.#resolve(close.day, logPrice);
     this.#last = close;
-    this.#latest = this.#volatility.ready ? this.#issue(close, logPrice) : undefined;
+    this.#latest = this.#volatility.engine.ready ? this.#issue(close, logPrice) : undefined;
   }
 
   /** Scores the forecast that targeted `day` (if any) and drops forecasts whose target day was skipped. */
@@ -121,10 +160,8 @@ export class Forecaster {
       const realised = logPrice - forecast.originLogPrice;
       const error = realised - forecast.change;
       this.#selector.record(realised, forecast.candidates);
-      this.#residuals.record(
-        error / forecast.scale,
-        realised >= forecast.lower && realised <= forecast.upper,
-      );
+      this.#residuals.record(error / forecast.scale);
+      this.#widths.record(forecast.regime, realised >= forecast.lower && realised <= forecast.upper);
       this.#calibrator.record(forecast.rawConfidence, error >= LOG_BAND_LOW && error <= LOG_BAND_HIGH);
     }
   }
@@ -134,11 +171,16 @@ export class Forecaster {
     const candidates = this.#candidates.map((c) => c.forecast(horizon));
     const choice = this.#selector.choose();
     const change = choice.index < 0 ? 0 : choice.weight * candidates[choice.index]!;
-    const scale = Math.sqrt(this.#volatility.horizonVariance(horizon));
-    const bounds = this.#residuals.bounds();
-    const lower = change + bounds.lower * scale;
-    const upper = change + bounds.upper * scale;
-    const rawConfidence = this.#residuals.probabilityBetween(LOG_BAND_LOW / scale, LOG_BAND_HIGH / scale);
+    const engine = this.#volatility.engine;
+    const scale = Math.sqrt(engine.horizonVariance(horizon));
+    const regime = this.#widths.regimeOf(Math.sqrt(engine.nextVariance / this.#longRun.value));
+    const spread = scale * this.#widths.width(regime);
+    const quantiles = QUANTILE_LEVELS.map((p) => change + spread * this.#residuals.quantile(p));
+    const rawConfidence =
+      this.#residuals.cdf(LOG_BAND_HIGH / spread) - this.#residuals.cdf(LOG_BAND_LOW / spread - 1e-12);
+    const probabilityUp = 1 - this.#residuals.cdf(-change / spread);
+    const lower = quantiles[LOWER_INDEX]!;
+    const upper = quantiles[UPPER_INDEX]!;
     this.#pending.set(close.day + horizon, {
       originLogPrice: logPrice,
       candidates,
@@ -146,14 +188,15 @@ export class Forecaster {
       scale,
       lower,
       upper,
+      regime,
       rawConfidence,
     });
     return {
       originPrice: close.price,
       change,
-      lower,
-      upper,
+      quantiles,
       confidence: this.#calibrator.calibrate(rawConfidence),
+      probabilityUp,
     };
   }
 }

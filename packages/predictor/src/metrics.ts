@@ -1,22 +1,24 @@
-import { HIT_TOLERANCE } from "./parameters.js";
+import { HIT_TOLERANCE, INTERVAL_COVERAGE, QUANTILE_LEVELS } from "./parameters.js";
 
 /** One forecast next to the price that was later realised. */
 export interface ScoredForecast {
   /** Price at the forecast origin. */
   current: number;
-  /** Point forecast. */
+  /** Point forecast (the median). */
   predicted: number;
-  /** Lower end of the stated 80 % interval. */
+  /** Lower end of the stated 80 % interval (the 10 % quantile). */
   lower: number;
-  /** Upper end of the stated 80 % interval. */
+  /** Upper end of the stated 80 % interval (the 90 % quantile). */
   upper: number;
+  /** Prices at {@link QUANTILE_LEVELS} (absent: only the interval and the median are scored). */
+  quantiles?: readonly number[];
   /** Stated probability that `realised` lands within ±5 % of `predicted`. */
   confidence: number;
   /** Price realised at the horizon. */
   realised: number;
 }
 
-/** Accuracy and calibration of a set of forecasts. */
+/** Accuracy, calibration and proper scores of a set of forecasts. */
 export interface ForecastMetrics {
   /** Number of forecasts scored. */
   predictions: number;
@@ -32,6 +34,12 @@ export interface ForecastMetrics {
   meanConfidence: number;
   /** Share of realised prices within ±5 % of the point forecast. */
   hitRate: number;
+  /** Mean Winkler score of the 80 % interval, in units of the origin price; see {@link winklerScore}. */
+  winkler: number;
+  /** Mean pinball loss over the stated quantiles, in units of the origin price; see {@link pinballLoss}. */
+  pinball: number;
+  /** Mean Brier score of `confidence` for the ±5 % event. */
+  brier: number;
 }
 
 /** Number of equal-width confidence bins used by {@link calibrationError}. */
@@ -47,13 +55,20 @@ export function scoreForecasts(forecasts: readonly ScoredForecast[]): ForecastMe
   let direction = 0;
   let covered = 0;
   let confidence = 0;
+  let winkler = 0;
+  let pinball = 0;
+  let brier = 0;
   const hits: boolean[] = [];
   for (const f of forecasts) {
     absolutePercentage += Math.abs(f.realised - f.predicted) / f.realised;
     direction += directionScore(f);
     if (f.realised >= f.lower && f.realised <= f.upper) covered += 1;
     confidence += f.confidence;
-    hits.push(isHit(f));
+    winkler += winklerScore(f);
+    pinball += pinballLoss(f);
+    const hit = isHit(f);
+    brier += (f.confidence - (hit ? 1 : 0)) ** 2;
+    hits.push(hit);
   }
   const hitCount = hits.filter(Boolean).length;
   return {
@@ -67,7 +82,42 @@ export function scoreForecasts(forecasts: readonly ScoredForecast[]): ForecastMe
     ),
     meanConfidence: confidence / n,
     hitRate: hitCount / n,
+    winkler: winkler / n,
+    pinball: pinball / n,
+    brier: brier / n,
   };
+}
+
+/**
+ * Winkler (interval) score of the 80 % interval in units of the origin price: width plus
+ * 2/α times the distance by which the outcome falls outside (α = 0.2). Lower is better; proper for
+ * the 10 % and 90 % quantiles.
+ */
+export function winklerScore(f: Pick<ScoredForecast, "current" | "lower" | "upper" | "realised">): number {
+  const alpha = 1 - INTERVAL_COVERAGE;
+  const below = Math.max(f.lower - f.realised, 0);
+  const above = Math.max(f.realised - f.upper, 0);
+  return (f.upper - f.lower + (2 / alpha) * (below + above)) / f.current;
+}
+
+/**
+ * Mean pinball (quantile) loss over {@link QUANTILE_LEVELS} in units of the origin price; twice it
+ * approximates the CRPS. Forecasts without quantiles are scored on the 10/50/90 % ones they state.
+ */
+export function pinballLoss(f: ScoredForecast): number {
+  const pairs: [number, number][] = f.quantiles
+    ? QUANTILE_LEVELS.map((p, i) => [p, f.quantiles![i]!])
+    : [
+        [0.1, f.lower],
+        [0.5, f.predicted],
+        [0.9, f.upper],
+      ];
+  let total = 0;
+  for (const [p, q] of pairs) {
+    const u = f.realised - q;
+    total += Math.max(p * u, (p - 1) * u);
+  }
+  return total / pairs.length / f.current;
 }
 
 /** Whether the realised price is within ±5 % of the point forecast. */
@@ -104,4 +154,25 @@ export function calibrationError(confidences: readonly number[], hits: readonly 
   const n = confidences.length;
   if (n === 0) return 0;
   return sums.reduce((total, sum, bin) => total + Math.abs(sum - hitCounts[bin]!), 0) / n;
+}
+
+/**
+ * Diebold-Mariano t statistic of the loss differentials d = loss(model) − loss(baseline): mean(d)
+ * over its standard error with a Newey-West (Bartlett) long-run variance of `lag` lags (h − 1 for
+ * h-day forecasts whose errors overlap; at least 0). Negative: the model's loss is lower. 0 when
+ * the differentials have no variance.
+ */
+export function dieboldMarianoT(differentials: readonly number[], lag: number): number {
+  const n = differentials.length;
+  if (n < 2) return 0;
+  const mean = differentials.reduce((a, b) => a + b, 0) / n;
+  const centred = differentials.map((d) => d - mean);
+  const autocovariance = (k: number) => {
+    let sum = 0;
+    for (let t = k; t < n; t++) sum += centred[t]! * centred[t - k]!;
+    return sum / n;
+  };
+  let longRun = autocovariance(0);
+  for (let k = 1; k <= Math.min(lag, n - 1); k++) longRun += 2 * (1 - k / (lag + 1)) * autocovariance(k);
+  return longRun > 0 ? mean / Math.sqrt(longRun / n) : 0;
 }

@@ -1,38 +1,55 @@
 /** Name and revision of the forecasting model; changes whenever its forecasts would change. */
-export const MODEL_VERSION = "strata-ets-vol-1";
+export const MODEL_VERSION = "strata-garch-t-fhs-2";
 
 /** Nominal coverage of the prediction interval. */
 export const INTERVAL_COVERAGE = 0.8;
 
-/** Relative band around the point forecast that `confidence` is the probability of. */
+/** Relative band around the median that `confidence` is the probability of. */
 export const HIT_TOLERANCE = 0.05;
+
+/** Probabilities of the quantiles every forecast states (`lower`/`upper` are the 10 % and 90 % ones). */
+export const QUANTILE_LEVELS = [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95] as const;
 
 /**
  * Fewest daily closes a forecast needs: a month of daily returns for a first volatility estimate.
- * Forecasts from short histories lean on the normal prior and the identity confidence map until
- * enough of their own forecasts have resolved.
+ * Forecasts from short histories lean on the pooled GARCH shape, the normal prior and the identity
+ * confidence map until enough of their own forecasts have resolved.
  */
 export const MIN_HISTORY_DAYS = 30;
 
+/** The conditional-variance models the forecaster can run. */
+export type VolatilityModelName = "garch-t" | "ewma";
+
 /** Tunable constants of the model. */
 export interface ModelParameters {
-  /** Half-life (days) of the current-regime variance of daily log returns. */
-  volatilityHalfLife: number;
-  /** Half-life (days) of the long-run variance the current one is forecast to revert to. */
+  /** Conditional-variance model: GARCH(1,1)-t by maximum likelihood, or RiskMetrics EWMA. */
+  volatilityModel: VolatilityModelName;
+  /** λ of the EWMA variance (when `volatilityModel` is "ewma"). */
+  ewmaDecay: number;
+  /** GARCH: refit by maximum likelihood after every this many returns. */
+  garchRefitEvery: number;
+  /** GARCH: pseudo-count (returns) of the pooled shape in the fit of a short history. */
+  garchPoolingCount: number;
+  /** A daily return beyond this many forecast standard deviations is clipped (and a reversed one undone). */
+  badTickThreshold: number;
+  /** Half-life (days) of the long-run variance level the volatility regimes are measured against. */
   longRunHalfLife: number;
-  /** Per-day persistence of a variance deviation from its long-run level (GARCH α + β). */
-  volatilityPersistence: number;
-  /** Step of the adaptive miscoverage level per resolved forecast (adaptive conformal inference). */
-  coverageAdaptationRate: number;
-  /**
-   * Cap on step × horizon: the coverage feedback arrives `horizon` days late, and the loop stays
-   * stable only while that product is small, so long horizons adapt more slowly.
-   */
+  /** Volatility ratio (current / long-run standard deviation) below which the regime is calm. */
+  calmBelow: number;
+  /** Volatility ratio above which the regime is turbulent. */
+  turbulentAbove: number;
+  /** Step of a regime's log spread multiplier per resolved forecast (adaptive conformal inference). */
+  coverageStep: number;
+  /** Cap on step × horizon: the coverage feedback arrives `horizon` days late. */
   coverageLoopGain: number;
-  /** Pseudo-count (per √horizon) of the normal prior blended into the empirical residual distribution. */
+  /** Resolved standardised residuals kept for the predictive distribution's shape. */
+  residualWindow: number;
+  /** Pseudo-count (per √horizon) of the normal prior blended into the residual distribution. */
   residualPriorWeight: number;
-  /** Ridge strength pulling the confidence recalibration towards the identity map. */
-  confidenceRidge: number;
+  /** Resolved (probability, hit) pairs kept for the isotonic confidence map. */
+  calibrationWindow: number;
+  /** Pseudo-count of the identity map blended into the isotonic confidence map. */
+  calibrationPriorWeight: number;
   /** Half-life (days) of the exponentially weighted drift candidate. */
   driftHalfLife: number;
   /** Level smoothing of the damped-trend candidate. */
@@ -48,37 +65,34 @@ export interface ModelParameters {
 }
 
 /**
- * The constants of {@link MODEL_VERSION}. None of them is fitted to a price level or a date: every
- * calibration (drift choice, residual quantiles, coverage level, confidence map) is learned online
- * from the history being forecast. These structural constants were chosen by walk-forward backtests
- * (horizons 1, 7 and 30 days) on the daily series in `packages/predictor/data`, and checked on other
- * daily crypto series from the same source:
- * - volatility half-lives 11 and 365 days: the RiskMetrics decay 0.94 for the current regime and a
- *   one-year long-run level; persistence 0.93 gave the lowest calibration error of 0.85..0.99;
- * - coverage step 0.005 and loop gain 0.15: 80 % coverage within ±0.025 at 1, 7 and 30 days on
- *   the shipped series (a step of 0.002 left it 0.04 off); without the cap, the level of 365-day
- *   forecasts wound up until the interval no longer contained the current price;
- * - prior weight 20 and ridge 10: a ridge of 3 made early confidences unstable on short series,
- *   30 and a prior weight of 50 changed little;
- * - drift candidates and selection: a t threshold of 2.5 with at least 10 independent resolved
- *   forecasts never switches a drift on for the crypto series (where every drift tried lost to "no
- *   change"), while a clear trend is picked up after a few months.
+ * The constants of {@link MODEL_VERSION}. None of them is fitted to a price level or a date: the
+ * GARCH parameters, residual quantiles, regime widths and confidence map are learned online from
+ * the history being forecast. The structural constants were chosen by walk-forward proper scores
+ * (Winkler score of the 80 % interval, pinball loss, Brier score) at horizons 1, 7 and 30 days on
+ * origins before 2023-01-01 of the series in `data/` (see docs/oracle.md for the hold-out after it).
  */
 export const DEFAULT_MODEL_PARAMETERS: Readonly<ModelParameters> = Object.freeze({
-  volatilityHalfLife: 11,
+  volatilityModel: "garch-t",
+  ewmaDecay: 0.94,
+  garchRefitEvery: 91,
+  garchPoolingCount: 730,
+  badTickThreshold: 6,
   longRunHalfLife: 365,
-  volatilityPersistence: 0.93,
-  coverageAdaptationRate: 0.005,
-  coverageLoopGain: 0.15,
+  calmBelow: 0.8,
+  turbulentAbove: 1.25,
+  coverageStep: 0.02,
+  coverageLoopGain: 0.3,
+  residualWindow: 1000,
   residualPriorWeight: 20,
-  confidenceRidge: 10,
+  calibrationWindow: 2000,
+  calibrationPriorWeight: 200,
   driftHalfLife: 30,
   trendAlpha: 0.5,
   trendBeta: 0.1,
   trendDamping: 0.98,
   selectionHalfLife: Number.POSITIVE_INFINITY,
   selectionThreshold: 2.5,
-});
+} satisfies ModelParameters);
 
 /** Per-step decay factor of an exponential weight with the given half-life (1 for Infinity). */
 export function halfLifeDecay(halfLife: number): number {

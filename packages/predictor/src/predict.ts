@@ -2,8 +2,8 @@ import { toDailyCloses } from "./daily.js";
 import { InsufficientHistoryError } from "./errors.js";
 import { Forecaster } from "./forecaster.js";
 import { assertHorizon, type ModelOptions, resolveParameters } from "./model-options.js";
-import { MIN_HISTORY_DAYS, MODEL_VERSION } from "./parameters.js";
-import type { Prediction, PricePoint } from "./types.js";
+import { MIN_HISTORY_DAYS, MODEL_VERSION, QUANTILE_LEVELS } from "./parameters.js";
+import type { Prediction, PricePoint, PriceQuantiles } from "./types.js";
 
 /**
  * Forecasts the price `horizonDays` after the latest point of `history`.
@@ -28,14 +28,24 @@ export function predict(
   for (const close of closes) forecaster.observe(close);
   const forecast = forecaster.latest!;
   const currentPrice = forecast.originPrice;
+  const quantiles = priceQuantiles(currentPrice, forecast.quantiles);
   return {
     currentPrice,
     time: history.reduce((latest, point) => Math.max(latest, point.time), Number.NEGATIVE_INFINITY),
     horizonDays,
     predictedPrice: currentPrice * Math.exp(forecast.change),
-    lower: currentPrice * Math.exp(forecast.lower),
-    upper: currentPrice * Math.exp(forecast.upper),
+    lower: quantiles["10"],
+    upper: quantiles["90"],
+    quantiles,
     confidence: forecast.confidence,
+    probabilityUp: forecast.probabilityUp,
     modelVersion: MODEL_VERSION,
   };
+}
+
+/** Log-change quantiles at {@link QUANTILE_LEVELS} as prices keyed by percent. */
+export function priceQuantiles(currentPrice: number, logQuantiles: readonly number[]): PriceQuantiles {
+  return Object.fromEntries(
+    QUANTILE_LEVELS.map((p, i) => [String(Math.round(p * 100)), currentPrice * Math.exp(logQuantiles[i]!)]),
+  ) as unknown as PriceQuantiles;
 }

@@ -12,6 +12,12 @@ export class SortedSample {
     this.#values.splice(this.#countBelow(value, false), 0, value);
   }
 
+  /** Removes one occurrence of `value` (no-op when absent). */
+  delete(value: number): void {
+    const at = this.#countBelow(value, false);
+    if (this.#values[at] === value) this.#values.splice(at, 1);
+  }
+
   /** Fraction of the sample that is <= `value` (0 for an empty sample). */
   cdf(value: number): number {
     const n = this.#values.length;

@@ -10,6 +10,17 @@ export interface DailyClose {
   price: number;
 }
 
+/** Prices at the quantiles of a predictive distribution, keyed by percent. */
+export interface PriceQuantiles {
+  "5": number;
+  "10": number;
+  "25": number;
+  "50": number;
+  "75": number;
+  "90": number;
+  "95": number;
+}
+
 /** A price forecast for one horizon. */
 export interface Prediction {
   /** The latest price used (the last point of the history). */
@@ -24,8 +35,12 @@ export interface Prediction {
   lower: number;
   /** Upper end of the 80 % prediction interval. */
   upper: number;
+  /** Prices at the 5, 10, 25, 50, 75, 90 and 95 % quantiles of the predictive distribution. */
+  quantiles: PriceQuantiles;
   /** Calibrated probability, in 0..1, that the realised price lands within ±5 % of `predictedPrice`. */
   confidence: number;
+  /** Probability, in 0..1, that the price `horizonDays` ahead is above `currentPrice` (0.5 without a drift). */
+  probabilityUp: number;
   /** Name and revision of the model that produced the forecast. */
   modelVersion: string;
 }

@@ -1,77 +1,218 @@
-import { halfLifeDecay } from "./parameters.js";
+import {
+  DEFAULT_GARCH_SHAPE,
+  fitGarch,
+  type GarchParameters,
+  type GarchShape,
+  garchHorizonVariance,
+  meanSquare,
+  pooledShape,
+} from "./garch.js";
+
+/** Floor of the daily variance (a 0.01 % daily move), so a flat series still has a finite scale. */
+export const MIN_DAILY_VARIANCE = 1e-8;
 
 /**
- * Variance of daily log returns with a GARCH-like term structure: a fast EWMA (current regime) that
- * is forecast to revert geometrically towards a slow EWMA (long-run level).
- *
- * Both averages are bias-corrected (divided by the total weight seen so far), so the first
- * observations are not pulled towards an arbitrary start value.
+ * A conditional variance model of daily log returns, updated one return at a time. Returns are
+ * "daily": a return over a gap of g days is passed as r / √g.
  */
-export class VolatilityTracker {
-  readonly #fast: BiasCorrectedAverage;
-  readonly #slow: BiasCorrectedAverage;
-  readonly #persistence: number;
-
-  /**
-   * @param fastHalfLife half-life in days of the current-regime variance.
-   * @param slowHalfLife half-life in days of the long-run variance.
-   * @param persistence per-day factor by which the gap between the two decays in the forecast.
-   */
-  constructor(fastHalfLife: number, slowHalfLife: number, persistence: number) {
-    this.#fast = new BiasCorrectedAverage(halfLifeDecay(fastHalfLife));
-    this.#slow = new BiasCorrectedAverage(halfLifeDecay(slowHalfLife));
-    this.#persistence = persistence;
-  }
-
+export interface VolatilityEngine {
   /** Whether at least one return has been seen. */
+  readonly ready: boolean;
+  /** Variance forecast of the next daily return. */
+  readonly nextVariance: number;
+  /** Adds the next daily return. */
+  update(dailyReturn: number): void;
+  /** Variance of the sum of the next `horizon` daily returns. */
+  horizonVariance(horizon: number): number;
+  /** An opaque copy of the state, for {@link restore}. */
+  snapshot(): unknown;
+  /** Returns to a state taken by {@link snapshot} (undoing the updates since). */
+  restore(state: unknown): void;
+}
+
+/** RiskMetrics EWMA variance σ²ₜ₊₁ = λσ²ₜ + (1 − λ)rₜ², started at the first squared return; flat term structure. */
+export class EwmaVolatility implements VolatilityEngine {
+  #variance = 0;
+  #count = 0;
+
+  /** @param decay λ, e.g. 0.94. */
+  constructor(private readonly decay: number) {}
+
   get ready(): boolean {
-    return this.#fast.ready;
+    return this.#count > 0;
   }
 
-  /** Adds the log return between two closes `gapDays` apart (counted as `gapDays` daily returns' worth). */
-  update(logReturn: number, gapDays: number): void {
-    const dailyVariance = (logReturn * logReturn) / gapDays;
-    this.#fast.update(dailyVariance);
-    this.#slow.update(dailyVariance);
+  get nextVariance(): number {
+    return Math.max(this.#variance, MIN_DAILY_VARIANCE);
   }
 
-  /** Variance of the log return over the next `horizon` days (sum of the daily variance forecasts). */
+  update(dailyReturn: number): void {
+    const square = dailyReturn * dailyReturn;
+    // Bias-corrected start: the average of the squares seen while they are few.
+    const weight = Math.max(1 - this.decay, 1 / (this.#count + 1));
+    this.#variance = this.#count === 0 ? square : (1 - weight) * this.#variance + weight * square;
+    this.#count += 1;
+  }
+
   horizonVariance(horizon: number): number {
-    const current = this.#fast.value;
-    const longRun = this.#slow.value;
-    const phi = this.#persistence;
-    const reverting = phi >= 1 ? horizon : (1 - phi ** horizon) / (1 - phi);
-    return Math.max(horizon * longRun + (current - longRun) * reverting, horizon * MIN_DAILY_VARIANCE);
+    return horizon * this.nextVariance;
+  }
+
+  snapshot(): unknown {
+    return [this.#variance, this.#count];
+  }
+
+  restore(state: unknown): void {
+    [this.#variance, this.#count] = state as [number, number];
   }
 }
 
-/** Floor of the daily variance (a 0.01 % daily move), so a flat series still has a finite scale. */
-const MIN_DAILY_VARIANCE = 1e-8;
+/** Settings of {@link GarchVolatility}. */
+export interface GarchSettings {
+  /** Refit the parameters by maximum likelihood after every this many returns. */
+  refitEvery: number;
+  /** Pseudo-count of returns for which the pooled shape weighs as much as the series' own fit. */
+  poolingCount: number;
+  /** Fit at most this many of the latest returns (bounds the cost of a refit). */
+  fitWindow: number;
+  /** Pooled shape a short history leans on. */
+  pooled: GarchShape;
+}
 
-/** Exponentially weighted mean whose weights are normalised by their running total. */
-export class BiasCorrectedAverage {
-  readonly #decay: number;
-  #sum = 0;
-  #weight = 0;
+/** Default {@link GarchSettings}: quarterly refits on up to eight years, pooled weight of two years. */
+export const DEFAULT_GARCH_SETTINGS: Readonly<GarchSettings> = Object.freeze({
+  refitEvery: 91,
+  poolingCount: 730,
+  fitWindow: 2920,
+  pooled: DEFAULT_GARCH_SHAPE,
+});
 
-  /** @param decay weight multiplier applied to older observations at each update, in [0, 1). */
-  constructor(decay: number) {
-    this.#decay = decay;
+/** Fewest returns before the series' own maximum-likelihood fit is tried (the pooled shape until then). */
+const MIN_FIT_RETURNS = 120;
+
+/**
+ * GARCH(1,1) with Student-t innovations, refitted by maximum likelihood (variance targeting) every
+ * `refitEvery` returns on the latest `fitWindow` returns and shrunk towards the pooled shape for
+ * short histories. Between refits the variance follows the GARCH recursion.
+ */
+export class GarchVolatility implements VolatilityEngine {
+  readonly #settings: GarchSettings;
+  readonly #returns: number[] = [];
+  #params: GarchParameters | undefined;
+  #variance = 0;
+  #sinceFit = 0;
+
+  constructor(settings: Partial<GarchSettings> = {}) {
+    this.#settings = { ...DEFAULT_GARCH_SETTINGS, ...settings };
   }
 
-  /** Whether at least one observation has been seen. */
+  /** Parameters in use (undefined before the first return). */
+  get parameters(): GarchParameters | undefined {
+    return this.#params;
+  }
+
   get ready(): boolean {
-    return this.#weight > 0;
+    return this.#returns.length > 0;
   }
 
-  /** The weighted mean so far (0 before any observation). */
-  get value(): number {
-    return this.#weight > 0 ? this.#sum / this.#weight : 0;
+  get nextVariance(): number {
+    return Math.max(this.#variance, MIN_DAILY_VARIANCE);
   }
 
-  /** Adds one observation with unit weight. */
-  update(x: number): void {
-    this.#sum = this.#decay * this.#sum + x;
-    this.#weight = this.#decay * this.#weight + 1;
+  update(dailyReturn: number): void {
+    this.#returns.push(dailyReturn);
+    this.#sinceFit += 1;
+    if (
+      this.#params === undefined ||
+      this.#sinceFit >= this.#settings.refitEvery ||
+      this.#returns.length < MIN_FIT_RETURNS
+    ) {
+      this.#refit();
+      return;
+    }
+    const p = this.#params;
+    this.#variance = p.omega + p.alpha * dailyReturn * dailyReturn + p.beta * this.#variance;
+  }
+
+  horizonVariance(horizon: number): number {
+    const p = this.#params;
+    if (p === undefined) return horizon * MIN_DAILY_VARIANCE;
+    return Math.max(garchHorizonVariance(this.nextVariance, p, horizon), horizon * MIN_DAILY_VARIANCE);
+  }
+
+  snapshot(): unknown {
+    return {
+      length: this.#returns.length,
+      params: this.#params,
+      variance: this.#variance,
+      sinceFit: this.#sinceFit,
+    };
+  }
+
+  restore(state: unknown): void {
+    const s = state as {
+      length: number;
+      params: GarchParameters | undefined;
+      variance: number;
+      sinceFit: number;
+    };
+    this.#returns.length = s.length;
+    this.#params = s.params;
+    this.#variance = s.variance;
+    this.#sinceFit = s.sinceFit;
+  }
+
+  /** Refits the shape (pooled for short histories) and re-runs the recursion over the fit window. */
+  #refit(): void {
+    const { fitWindow, poolingCount, pooled } = this.#settings;
+    const window = this.#returns.slice(-fitWindow);
+    const own = window.length >= MIN_FIT_RETURNS ? fitGarch(window, pooled) : pooled;
+    const shape = pooledShape(own, window.length, poolingCount, pooled);
+    const v = Math.max(meanSquare(window), MIN_DAILY_VARIANCE);
+    const params = { ...shape, omega: v * (1 - shape.alpha - shape.beta) };
+    let variance = v;
+    for (const r of window) variance = params.omega + params.alpha * r * r + params.beta * variance;
+    this.#params = params;
+    this.#variance = variance;
+    this.#sinceFit = 0;
+  }
+}
+
+/**
+ * Robust filtering of bad ticks in front of a {@link VolatilityEngine}. A daily return beyond
+ * `threshold` standard deviations of the engine's forecast is clipped to that bound (a Huber-type
+ * update); when the next return reverses it (opposite sign, and the two together move less than
+ * half of the first), the first close is taken for a bad tick: the engine is put back to its state
+ * before it and fed the two-day return instead.
+ */
+export class BadTickFilter {
+  #suspect: { logReturn: number; gap: number; state: unknown } | undefined;
+
+  constructor(
+    /** The engine fed with filtered returns. */
+    readonly engine: VolatilityEngine,
+    private readonly threshold: number,
+  ) {}
+
+  /** Adds the log return between two closes `gap` days apart. */
+  update(logReturn: number, gap: number): void {
+    const suspect = this.#suspect;
+    this.#suspect = undefined;
+    if (suspect !== undefined && logReturn * suspect.logReturn < 0) {
+      const merged = suspect.logReturn + logReturn;
+      if (Math.abs(merged) < 0.5 * Math.abs(suspect.logReturn)) {
+        this.engine.restore(suspect.state);
+        this.engine.update(merged / Math.sqrt(suspect.gap + gap));
+        return;
+      }
+    }
+    const daily = logReturn / Math.sqrt(gap);
+    const bound = this.threshold * Math.sqrt(this.engine.nextVariance);
+    if (this.engine.ready && Math.abs(daily) > bound) {
+      this.#suspect = { logReturn, gap, state: this.engine.snapshot() };
+      this.engine.update(Math.sign(daily) * bound);
+      return;
+    }
+    this.engine.update(daily);
   }
 }

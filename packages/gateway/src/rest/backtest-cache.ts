@@ -42,7 +42,7 @@ export class BacktestCache {
       const report = backtest(closes, horizon, { step });
       return {
         mape: report.model.mape,
-        baselineMape: report.baseline.mape,
+        baselineMape: report.baselines["rw-vol90"].mape,
         coverage80: report.model.coverage,
         calibrationError: report.model.calibrationError,
         horizon,

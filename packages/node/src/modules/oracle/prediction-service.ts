@@ -1,9 +1,10 @@
 import type { Block } from "@ethereumjs/block";
-import { PRICE_DECIMALS, PRICE_ORACLE_ADDRESS } from "@strata/contracts";
+import { PRICE_DECIMALS, PRICE_ORACLE_ADDRESS, PriceOracle } from "@strata/contracts";
 import { InsufficientHistoryError, type Prediction, predict } from "@strata/predictor";
 import { formatUnits } from "viem";
 import { UnavailableResourceError, UnknownResourceError } from "../../errors/domain-errors.js";
 import type { CallExecutor } from "../../execution/call-executor.js";
+import { readContract } from "../read-contract.js";
 import { OracleHistoryReader } from "./price-history.js";
 
 /** `svc_getAIPrediction`'s result (DECISIONS.md "Chain-specific methods"). */
@@ -18,13 +19,21 @@ export interface PredictionView {
   readonly horizon: number;
   /** Observation time of the latest price used, ISO 8601 UTC. */
   readonly timestamp: string;
-  /** 80 % prediction interval. */
+  /** 80 % prediction interval (the 10 % and 90 % quantiles). */
   readonly lower: string;
   readonly upper: string;
   readonly modelVersion: string;
   /** Where the history came from: the oracle contract and the rounds used. */
   readonly source: string;
+  /** Prices at the 5, 10, 25, 50, 75, 90 and 95 % quantiles; "50" is `predictedPrice`. */
+  readonly quantiles: Readonly<Record<"5" | "10" | "25" | "50" | "75" | "90" | "95", string>>;
+  /** Probability that the price at the horizon is above `currentPrice`, decimal fraction. */
+  readonly probabilityUp: string;
+  /** True when the latest observation is older than the oracle's staleness threshold (seeding, or a silent feed). */
+  readonly stale: boolean;
 }
+
+type RoundView = Omit<PredictionView, "stale">;
 
 /** Predictions kept at most; one entry per (asset, latest round and its time, horizon). */
 const CACHE_SIZE = 512;
@@ -36,15 +45,27 @@ const CACHE_SIZE = 512;
  */
 export class PredictionService {
   private readonly reader: OracleHistoryReader;
-  private readonly cache = new Map<string, PredictionView>();
+  private readonly cache = new Map<string, RoundView>();
+  private stalenessThreshold: number | undefined;
 
-  constructor(calls: CallExecutor) {
+  /**
+   * @param calls read-only contract calls.
+   * @param now the wall clock in unix seconds (staleness is measured against it, not the block time,
+   *   so a chain that stopped producing blocks does not make old prices look fresh).
+   */
+  constructor(
+    private readonly calls: CallExecutor,
+    private readonly now: () => number = () => Date.now() / 1000,
+  ) {
     this.reader = new OracleHistoryReader(calls);
   }
 
   /**
    * Predicts `asset` `horizon` days ahead from the history at `block`. Unknown asset:
-   * {@link UnknownResourceError}; too little history: {@link UnavailableResourceError}.
+   * {@link UnknownResourceError}; too little history, or a latest observation at least `horizon`
+   * days old (the forecast's target time has passed: too little fresh data),
+   * {@link UnavailableResourceError}. A latest observation older than the oracle's staleness
+   * threshold but younger than the horizon gives an answer with `stale: true`.
    */
   async predict(block: Block, asset: string, horizon: number): Promise<PredictionView> {
     if (!(await this.reader.hasAsset(block, asset))) {
@@ -54,9 +75,16 @@ export class PredictionService {
     const rounds = await this.reader.history(block, asset, latest);
     const last = rounds.at(-1);
     if (!last) throw new UnavailableResourceError(`insufficient price history for ${asset}: no price yet`);
+    const age = this.now() - last.observedAt;
+    if (age >= horizon * 86_400) {
+      throw new UnavailableResourceError(
+        `stale price history for ${asset}: last observation ${new Date(last.observedAt * 1000).toISOString()} (round ${latest}) is older than the ${horizon}-day horizon`,
+      );
+    }
+    const stale = age > (await this.threshold(block));
     const key = `${asset}\u0000${latest}\u0000${last.observedAt}\u0000${last.answer}\u0000${horizon}`;
     const cached = this.cache.get(key);
-    if (cached) return cached;
+    if (cached) return { ...cached, stale };
 
     let prediction: Prediction;
     try {
@@ -71,7 +99,7 @@ export class PredictionService {
       }
       throw error;
     }
-    const view: PredictionView = {
+    const view: RoundView = {
       asset,
       currentPrice: formatUnits(last.answer, PRICE_DECIMALS),
       predictedPrice: formatPrice(prediction.predictedPrice),
@@ -82,10 +110,32 @@ export class PredictionService {
       upper: formatPrice(prediction.upper),
       modelVersion: prediction.modelVersion,
       source: `PriceOracle ${PRICE_ORACLE_ADDRESS} rounds 1..${latest}`,
+      quantiles: {
+        "5": formatPrice(prediction.quantiles["5"]),
+        "10": formatPrice(prediction.quantiles["10"]),
+        "25": formatPrice(prediction.quantiles["25"]),
+        "50": formatPrice(prediction.quantiles["50"]),
+        "75": formatPrice(prediction.quantiles["75"]),
+        "90": formatPrice(prediction.quantiles["90"]),
+        "95": formatPrice(prediction.quantiles["95"]),
+      },
+      probabilityUp: prediction.probabilityUp.toFixed(4),
     };
     if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, view);
-    return view;
+    return { ...view, stale };
+  }
+
+  /** The oracle's staleness threshold in seconds (immutable, read once). */
+  private async threshold(block: Block): Promise<number> {
+    this.stalenessThreshold ??= Number(
+      await readContract(this.calls, block, {
+        address: PRICE_ORACLE_ADDRESS,
+        abi: PriceOracle.abi,
+        functionName: "stalenessThreshold",
+      }),
+    );
+    return this.stalenessThreshold;
   }
 }
 

@@ -96,7 +96,10 @@ describe("svc_getAIPrediction", () => {
         "lower",
         "modelVersion",
         "predictedPrice",
+        "probabilityUp",
+        "quantiles",
         "source",
+        "stale",
         "timestamp",
         "upper",
       ].sort(),
@@ -114,6 +117,16 @@ describe("svc_getAIPrediction", () => {
     ];
     expect(lower).toBeLessThan(predicted);
     expect(predicted).toBeLessThan(upper);
+    // The quantiles ascend; the 10/50/90 % ones are lower, predictedPrice and upper.
+    const q = p.quantiles as Record<string, string>;
+    expect(Object.keys(q).sort()).toEqual(["10", "25", "5", "50", "75", "90", "95"]);
+    const levels = ["5", "10", "25", "50", "75", "90", "95"].map((k) => Number(q[k]));
+    expect([...levels].sort((a, b) => a - b)).toEqual(levels);
+    expect([q["10"], q["50"], q["90"]]).toEqual([p.lower, p.predictedPrice, p.upper]);
+    expect(Number(p.probabilityUp)).toBeGreaterThan(0.3);
+    expect(Number(p.probabilityUp)).toBeLessThan(0.7);
+    // A live report at most a few seconds old: fresh.
+    expect(p.stale).toBe(false);
     expect(Number(p.confidence)).toBeGreaterThan(0);
     expect(Number(p.confidence)).toBeLessThan(1);
     // The latest price used is a live report: recent, and the oracle's answer at that time or later.
