@@ -1,46 +1,46 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { backtest } from "./backtest.js";
-import { parsePriceCsv, rowsToPricePoints } from "./csv.js";
 import { InsufficientHistoryError } from "./errors.js";
 import { MODEL_VERSION } from "./parameters.js";
 import { randomWalk } from "./testing/synthetic.js";
 
-const PRICE_FILES = ["BTC-USD.csv", "ETH-USD.csv", "SOL-USD.csv", "BNB-USD.csv"];
-const loadPriceFile = (file: string) =>
-  rowsToPricePoints(parsePriceCsv(readFileSync(new URL(`../data/${file}`, import.meta.url), "utf8")));
-
-describe("backtest on the shipped daily closes (BTC, ETH, SOL, BNB)", () => {
-  for (const file of PRICE_FILES) {
-    const points = loadPriceFile(file);
-    for (const horizon of [1, 7, 30]) {
-      it(`${file} at ${horizon}d: MAPE <= random walk, 80 % coverage in 0.75..0.85, calibration error <= 0.05`, () => {
-        const { model, baseline } = backtest(points, horizon);
-        expect(model.predictions).toBeGreaterThanOrEqual(300);
-        expect(baseline.predictions).toBe(model.predictions);
-        expect(model.mape).toBeLessThanOrEqual(baseline.mape);
-        expect(model.coverage).toBeGreaterThanOrEqual(0.75);
-        expect(model.coverage).toBeLessThanOrEqual(0.85);
-        expect(model.calibrationError).toBeLessThanOrEqual(0.05);
-      });
-    }
-  }
-});
-
 describe("backtest", () => {
   const prices = randomWalk(5, 400, 0.02);
 
-  it("reports both models with the settings used", () => {
+  it("reports the model and every baseline on the same origins with the settings used", () => {
     const report = backtest(prices, 7, { warmup: 60 });
     expect(report).toMatchObject({ horizon: 7, step: 1, warmup: 60, modelVersion: MODEL_VERSION });
     expect(report.model.predictions).toBe(400 - 60 + 1 - 7);
-    expect(report.baseline.mape).toBeGreaterThan(0);
+    expect(Object.keys(report.baselines).sort()).toEqual(["ewma-fhs", "ewma-normal", "garch", "rw-vol90"]);
+    for (const metrics of Object.values(report.baselines)) {
+      expect(metrics.predictions).toBe(report.model.predictions);
+      expect(metrics.winkler).toBeGreaterThan(0);
+      expect(metrics.pinball).toBeGreaterThan(0);
+    }
+    expect(report.forecasts).toHaveLength(report.model.predictions);
+    const terciles = report.coverageByVolatility.map((g) => g.predictions);
+    expect(terciles.reduce((a, b) => a + b, 0)).toBe(report.model.predictions);
+    expect(Math.max(...terciles) - Math.min(...terciles)).toBeLessThanOrEqual(2);
+    expect(report.coverageByYear.reduce((a, g) => a + g.predictions, 0)).toBe(report.model.predictions);
+    for (const dm of Object.values(report.dieboldMariano)) expect(Number.isFinite(dm.winkler)).toBe(true);
+  });
+
+  it("scores only origins within [fromDay, beforeDay) while earlier closes still train", () => {
+    const all = backtest(prices, 1, { warmup: 60 });
+    const part = backtest(prices, 1, { warmup: 60, fromDay: 200, beforeDay: 300 });
+    expect(part.forecasts.map((f) => f.originDay)).toEqual(
+      all.forecasts.filter((f) => f.originDay >= 200 && f.originDay < 300).map((f) => f.originDay),
+    );
+    expect(part.forecasts[0]).toEqual(all.forecasts.find((f) => f.originDay === 200));
   });
 
   it("treats plain numbers as consecutive daily closes", () => {
     const start = 1_600_000_000 - (1_600_000_000 % 86_400);
     const points = prices.map((price, i) => ({ time: start + i * 86_400 + 3600, price }));
-    expect(backtest(points, 7)).toEqual(backtest(prices, 7));
+    const fromPoints = backtest(points, 7);
+    const fromNumbers = backtest(prices, 7);
+    expect(fromPoints.model).toEqual(fromNumbers.model);
+    expect(fromPoints.baselines).toEqual(fromNumbers.baselines);
   });
 
   it("thins origins with step without changing the forecasts", () => {

@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { runBacktestCommand } from "./cli.js";
+import { MODEL_VERSION } from "./parameters.js";
+import { randomWalk } from "./testing/synthetic.js";
 
 const dataPath = (file: string) => fileURLToPath(new URL(`../data/${file}`, import.meta.url));
 
@@ -39,7 +41,47 @@ describe("strata predictor backtest", () => {
     for (const row of ["MAPE", "directional accuracy", "80% interval coverage", "calibration error"]) {
       expect(text).toMatch(new RegExp(`${row}\\s+\\S+\\s+\\S+`));
     }
-    expect(text).toMatch(/model\s+random walk/);
+    expect(text).toMatch(/model\s+rw-vol90\s+ewma-normal\s+ewma-fhs\s+garch/);
+    expect(text).toMatch(/Winkler score/);
+    expect(text).toMatch(/Diebold-Mariano/);
+  });
+
+  it("prints one JSON object with the summary and every scored forecast for --json", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "strata-backtest-json-"));
+    const file = join(dir, "walk.csv");
+    const start = Date.parse("2020-01-01T00:00:00Z");
+    const rows = randomWalk(4, 200, 0.02).map(
+      (price, i) => `${new Date(start + i * 86_400_000).toISOString().slice(0, 10)},${price}`,
+    );
+    writeFileSync(file, ["date,close", ...rows].join("\n"));
+    const lines: string[] = [];
+    expect(await runBacktestCommand(["--csv", file, "--horizon", "7", "--json"], (l) => lines.push(l))).toBe(
+      0,
+    );
+    expect(lines).toHaveLength(1);
+    const report = JSON.parse(lines[0]!);
+    expect(Object.keys(report)).toEqual(["series", "horizon", "modelVersion", "summary", "forecasts"]);
+    expect(report).toMatchObject({ series: "walk.csv", horizon: 7, modelVersion: MODEL_VERSION });
+    expect(Object.keys(report.summary)).toEqual(
+      expect.arrayContaining([
+        "model",
+        "baselines",
+        "coverageByVolatility",
+        "coverageByYear",
+        "dieboldMariano",
+      ]),
+    );
+    expect(report.forecasts).toHaveLength(200 - 90 + 1 - 7);
+    const first = report.forecasts[0];
+    expect(Object.keys(first)).toEqual(
+      expect.arrayContaining(["origin", "target", "price", "median", "quantiles", "confidence", "realised"]),
+    );
+    expect(first.origin).toBe("2020-03-30");
+    expect(first.target).toBe("2020-04-06");
+    expect(Object.keys(first.quantiles).sort()).toEqual(["10", "25", "5", "50", "75", "90", "95"]);
+    for (const key of ["price", "median", "confidence", "realised"]) expect(typeof first[key]).toBe("number");
+    expect(first.quantiles["50"]).toBe(first.median);
+    expect(await runBacktestCommand(["--csv", file, "--json"], () => {})).toBe(2);
   });
 
   it("rejects bad flags with one line and exit code 2", async () => {

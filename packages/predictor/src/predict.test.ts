@@ -31,6 +31,15 @@ describe("predict", () => {
     expect(p.upper).toBeGreaterThan(p.predictedPrice);
     expect(p.confidence).toBeGreaterThan(0);
     expect(p.confidence).toBeLessThan(1);
+    const q = p.quantiles;
+    expect([q["5"], q["10"], q["25"], q["50"], q["75"], q["90"], q["95"]]).toEqual(
+      [q["5"], q["10"], q["25"], q["50"], q["75"], q["90"], q["95"]].sort((a, b) => a - b),
+    );
+    expect([q["10"], q["50"], q["90"]]).toEqual([p.lower, p.predictedPrice, p.upper]);
+    // No drift on a random walk: the median is the current price and up is a coin toss.
+    expect(p.predictedPrice).toBe(p.currentPrice);
+    expect(p.probabilityUp).toBeGreaterThan(0.4);
+    expect(p.probabilityUp).toBeLessThan(0.6);
   });
 
   it("widens the interval and lowers the confidence with the horizon", () => {
@@ -103,9 +112,11 @@ describe("predict", () => {
       const f = forecaster.latest!;
       const p = predict(history.slice(0, index + 1), 7);
       expect(p.predictedPrice).toBe(price * Math.exp(f.change));
-      expect(p.lower).toBe(price * Math.exp(f.lower));
-      expect(p.upper).toBe(price * Math.exp(f.upper));
+      expect(p.lower).toBe(price * Math.exp(f.quantiles[1]!));
+      expect(p.upper).toBe(price * Math.exp(f.quantiles[5]!));
+      expect(p.quantiles["5"]).toBe(price * Math.exp(f.quantiles[0]!));
       expect(p.confidence).toBe(f.confidence);
+      expect(p.probabilityUp).toBe(f.probabilityUp);
     }
   });
 
@@ -122,7 +133,7 @@ describe("predict", () => {
   });
 
   it("applies parameter overrides", () => {
-    const slowVolatility = predict(history, 7, { parameters: { volatilityHalfLife: 200 } });
-    expect(slowVolatility.upper).not.toBe(predict(history, 7).upper);
+    const ewma = predict(history, 7, { parameters: { volatilityModel: "ewma" } });
+    expect(ewma.upper).not.toBe(predict(history, 7).upper);
   });
 });

@@ -41,3 +41,28 @@ export function noisyTrend(
   const normal = seededNormal(seed);
   return Array.from({ length: days }, (_, i) => start * Math.exp(dailyGrowth * i + noise * normal()));
 }
+
+/**
+ * A synthetic FX-like daily series (labelled synthetic wherever it is used): log returns with a
+ * daily volatility of 0.4 % switching to 0.9 % and back in regimes of about a year, Student-t(5)
+ * shaped, and `badTicks` erroneous closes (+17 % followed by the true price the next day) at
+ * evenly spread days.
+ */
+export function fxLike(seed: number, days: number, badTicks: number, start = 1.1): number[] {
+  const normal = seededNormal(seed);
+  const uniform = seededUniform(seed + 1);
+  const prices: number[] = [];
+  let logPrice = Math.log(start);
+  let volatility = 0.004;
+  for (let i = 0; i < days; i++) {
+    prices.push(Math.exp(logPrice));
+    if (uniform() < 1 / 365) volatility = volatility === 0.004 ? 0.009 : 0.004;
+    // Student-t(5) draw scaled to unit variance: z / sqrt(chi2_5 / 5) * sqrt(3/5).
+    let chi = 0;
+    for (let k = 0; k < 5; k++) chi += normal() ** 2;
+    logPrice += volatility * (normal() / Math.sqrt(chi / 5)) * Math.sqrt(3 / 5);
+  }
+  const every = Math.floor(days / (badTicks + 1));
+  for (let k = 1; k <= badTicks; k++) prices[k * every] = prices[k * every]! * 1.17;
+  return prices;
+}
