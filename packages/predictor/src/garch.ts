@@ -56,12 +56,18 @@ export function meanSquare(returns: readonly number[]): number {
  */
 export function garchLogLikelihood(returns: readonly number[], shape: GarchShape): number {
   const v = meanSquare(returns);
-  const omega = v * (1 - shape.alpha - shape.beta);
+  const { alpha, beta, nu } = shape;
+  const omega = v * (1 - alpha - beta);
+  // Unit-variance t: log f(z) = c - (ν+1)/2 · log(1 + z² / (ν - 2)), with c per ν.
+  const constant = unitStudentLogPdf(0, nu);
+  const half = (nu + 1) / 2;
+  const scale = 1 / (nu - 2);
   let variance = v;
   let total = 0;
   for (const r of returns) {
-    total += unitStudentLogPdf(r / Math.sqrt(variance), shape.nu) - 0.5 * Math.log(variance);
-    variance = omega + shape.alpha * r * r + shape.beta * variance;
+    const square = r * r;
+    total += constant - half * Math.log1p((square / variance) * scale) - 0.5 * Math.log(variance);
+    variance = omega + alpha * square + beta * variance;
   }
   return total;
 }

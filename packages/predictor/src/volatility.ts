@@ -166,7 +166,9 @@ export class GarchVolatility implements VolatilityEngine {
   #refit(): void {
     const { fitWindow, poolingCount, pooled } = this.#settings;
     const window = this.#returns.slice(-fitWindow);
-    const own = window.length >= MIN_FIT_RETURNS ? fitGarch(window, pooled) : pooled;
+    // Warm start from the shape in use: successive windows overlap, so the optimum moves little.
+    const start = this.#params ?? pooled;
+    const own = window.length >= MIN_FIT_RETURNS ? fitGarch(window, start) : pooled;
     const shape = pooledShape(own, window.length, poolingCount, pooled);
     const v = Math.max(meanSquare(window), MIN_DAILY_VARIANCE);
     const params = { ...shape, omega: v * (1 - shape.alpha - shape.beta) };
