@@ -94,7 +94,7 @@ describe("bad ticks", () => {
     dirty[650] = dirty[650]! * 1.17;
     const run = (prices: number[]) => {
       const f = new Forecaster(1, DEFAULT_MODEL_PARAMETERS);
-      prices.slice(0, 652).forEach((price, day) => f.observe({ day, price }));
+      for (const [day, price] of prices.slice(0, 652).entries()) f.observe({ day, price });
       return f.latest!;
     };
     const a = run(clean);
