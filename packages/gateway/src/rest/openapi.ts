@@ -282,6 +282,12 @@ const schemas = {
     upper: str,
     modelVersion: str,
     source: str,
+    quantiles: {
+      ...obj({ "5": str, "10": str, "25": str, "50": str, "75": str, "90": str, "95": str }),
+      description: "prices at the 5..95 % quantiles; 50 is predictedPrice, 10/90 are lower/upper",
+    },
+    probabilityUp: str,
+    stale: { type: "boolean", description: "latest observation older than the oracle's staleness threshold" },
   }),
   PredictionView: obj({
     prediction: nullable(ref("Prediction")),
