@@ -28,12 +28,17 @@ out(
   "| series | part | h | n | MAPE/RW | Winkler/EWMA-FHS | Winkler/best baseline | pinball/EWMA-FHS | coverage | coverage by vol tercile | min..max yearly coverage (n>=150) | ECE | Brier model / EWMA-FHS | DM t Winkler vs EWMA-FHS |",
 );
 out("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+const ratios = new Map<string, number[]>();
 for (const [name, points] of series) {
+  const endsBeforeCutoff = points.at(-1)!.time / 86_400 < CUTOFF;
+  const parts: [string, { beforeDay?: number; fromDay?: number }][] = endsBeforeCutoff
+    ? [["all (not tuned on)", {}]]
+    : [
+        ["tuning", { beforeDay: CUTOFF }],
+        ["hold-out", { fromDay: CUTOFF }],
+      ];
   for (const horizon of [1, 7, 30]) {
-    for (const [part, range] of [
-      ["tuning", { beforeDay: CUTOFF }],
-      ["hold-out", { fromDay: CUTOFF }],
-    ] as const) {
+    for (const [part, range] of parts) {
       let r: ReturnType<typeof backtest>;
       try {
         r = backtest(points, horizon, range);
@@ -43,10 +48,22 @@ for (const [name, points] of series) {
       const m = r.model;
       const b = r.baselines;
       const best = Math.min(...Object.values(b).map((x) => x.winkler));
+      const key = `${horizon} ${part === "hold-out" ? "hold-out" : "tuning"}`;
+      ratios.set(key, [...(ratios.get(key) ?? []), m.winkler / b["ewma-fhs"].winkler]);
       const years = r.coverageByYear.filter((y) => y.predictions >= 150).map((y) => y.model);
       out(
         `| ${name} | ${part} | ${horizon} | ${m.predictions} | ${f(m.mape / b["rw-vol90"].mape)} | ${f(m.winkler / b["ewma-fhs"].winkler)} | ${f(m.winkler / best)} | ${f(m.pinball / b["ewma-fhs"].pinball)} | ${f(m.coverage)} | ${r.coverageByVolatility.map((t) => f(t.model, 2)).join(" / ")} | ${years.length ? `${f(Math.min(...years), 2)}..${f(Math.max(...years), 2)}` : "-"} | ${f(m.calibrationError)} | ${f(m.brier, 4)} / ${f(b["ewma-fhs"].brier, 4)} | ${f(r.dieboldMariano["ewma-fhs"].winkler, 2)} |`,
       );
     }
   }
+}
+out("");
+out("| h | part | series | geometric mean Winkler / EWMA-FHS |");
+out("| --- | --- | --- | --- |");
+for (const [key, values] of ratios) {
+  const [h, part] = key.split(" ");
+  const mean = Math.exp(values.reduce((a, v) => a + Math.log(v), 0) / values.length);
+  out(
+    `| ${h} | ${part === "tuning" ? "tuning (and series not tuned on)" : part} | ${values.length} | ${f(mean)} |`,
+  );
 }

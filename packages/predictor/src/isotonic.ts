@@ -29,9 +29,11 @@ export function poolAdjacentViolators(points: readonly { x: number; y: number }[
  * Monotone recalibration of probabilities on a rolling window of resolved (raw probability, hit)
  * pairs: the isotonic fit, interpolated linearly between its blocks' mean probabilities (flat
  * beyond the ends), blended with the identity map as `priorWeight` pseudo-observations:
- * calibrated = (n · isotonic(p) + m · p) / (n + m). Both parts are non-decreasing in p, so the map
- * is monotone; one outlying outcome moves a block's mean by at most 1 / its weight and the blend
- * by at most 1 / (n + m).
+ * calibrated = (n' · isotonic(p) + m · p) / (n' + m), where n' = n / `overlap` is the effective
+ * number of independent outcomes (h-day outcomes issued on consecutive days share h − 1 days, so
+ * `overlap` is the horizon). Both parts are non-decreasing in p, so the map is monotone; one
+ * outlying outcome moves a block's mean by at most 1 / its weight and the blend by at most
+ * 1 / (n' + m).
  */
 export class IsotonicCalibrator {
   readonly #sorted: { x: number; y: number }[] = [];
@@ -41,6 +43,7 @@ export class IsotonicCalibrator {
   constructor(
     private readonly window: number,
     private readonly priorWeight: number,
+    private readonly overlap = 1,
   ) {}
 
   /** Adds a resolved forecast: its raw probability and whether the event happened. */
@@ -61,7 +64,8 @@ export class IsotonicCalibrator {
     if (n === 0) return rawProbability;
     this.#blocks ??= poolAdjacentViolators(this.#sorted);
     const fitted = interpolate(this.#blocks, rawProbability);
-    return (n * fitted + this.priorWeight * rawProbability) / (n + this.priorWeight);
+    const effective = n / this.overlap;
+    return (effective * fitted + this.priorWeight * rawProbability) / (effective + this.priorWeight);
   }
 
   /** First index whose x is >= `x` (before equal ones). */

@@ -5,8 +5,9 @@ import { UsageError } from "../usage-error.js";
 export const PREDICTOR_HELP = `Usage: strata predictor <subcommand> [flags]
 
 Subcommands:
-  backtest   walk-forward backtest of the price model against a random walk
-             (strata predictor backtest --csv FILE [--horizon DAYS ...] [--step N] [--warmup N])
+  backtest   walk-forward backtest of the price model against four baselines, with proper scores
+             (strata predictor backtest --csv FILE [--horizon DAYS ...] [--step N] [--warmup N]
+              [--from DATE] [--before DATE] [--json])
 
 Run 'strata predictor backtest --help' for its flags.`;
 
