@@ -125,6 +125,7 @@ export class Forecaster implements DistributionForecaster {
     this.#calibrator = new IsotonicCalibrator(
       parameters.calibrationWindow,
       parameters.calibrationPriorWeight,
+      horizon,
     );
   }
 

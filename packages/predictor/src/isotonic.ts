@@ -26,9 +26,37 @@ export function poolAdjacentViolators(points: readonly { x: number; y: number }[
 }
 
 /**
+ * Merges blocks lighter than `minWeight` into their neighbour with the closer mean outcome (the
+ * merged mean lies between the two, so the blocks stay non-decreasing), until every block is at
+ * least that heavy or one block is left: a block of a few outcomes is noise, not evidence.
+ */
+export function mergeLightBlocks(blocks: Block[], minWeight: number): Block[] {
+  for (;;) {
+    const i = blocks.findIndex((b) => b.weight < minWeight);
+    if (i < 0 || blocks.length < 2) return blocks;
+    const left = blocks[i - 1];
+    const right = blocks[i + 1];
+    const j =
+      left === undefined
+        ? i + 1
+        : right === undefined || Math.abs(left.y - blocks[i]!.y) <= Math.abs(right.y - blocks[i]!.y)
+          ? i - 1
+          : i + 1;
+    const [a, b] = [blocks[Math.min(i, j)]!, blocks[Math.max(i, j)]!];
+    const weight = a.weight + b.weight;
+    blocks.splice(Math.min(i, j), 2, {
+      x: (a.x * a.weight + b.x * b.weight) / weight,
+      y: (a.y * a.weight + b.y * b.weight) / weight,
+      weight,
+    });
+  }
+}
+
+/**
  * Monotone recalibration of probabilities on a rolling window of resolved (raw probability, hit)
  * pairs: the isotonic fit, interpolated linearly between its blocks' mean probabilities (flat
- * beyond the ends), blended with the identity map as `priorWeight` pseudo-observations:
+ * beyond the ends: parallel to the identity, clamped to [0, 1]; blocks lighter than 30 × `overlap`
+ * outcomes merged into a neighbour), blended with the identity map as `priorWeight` pseudo-observations:
  * calibrated = (n' · isotonic(p) + m · p) / (n' + m), where n' = n / `overlap` is the effective
  * number of independent outcomes (h-day outcomes issued on consecutive days share h − 1 days, so
  * `overlap` is the horizon). Both parts are non-decreasing in p, so the map is monotone; one
@@ -62,7 +90,7 @@ export class IsotonicCalibrator {
   calibrate(rawProbability: number): number {
     const n = this.#sorted.length;
     if (n === 0) return rawProbability;
-    this.#blocks ??= poolAdjacentViolators(this.#sorted);
+    this.#blocks ??= mergeLightBlocks(poolAdjacentViolators(this.#sorted), MIN_BLOCK_OUTCOMES * this.overlap);
     const fitted = interpolate(this.#blocks, rawProbability);
     const effective = n / this.overlap;
     return (effective * fitted + this.priorWeight * rawProbability) / (effective + this.priorWeight);
@@ -81,11 +109,15 @@ export class IsotonicCalibrator {
   }
 }
 
+/** Independent outcomes a block of the isotonic map needs at least. */
+const MIN_BLOCK_OUTCOMES = 30;
+
 function interpolate(blocks: readonly Block[], x: number): number {
   const first = blocks[0]!;
   const last = blocks.at(-1)!;
-  if (x <= first.x) return first.y;
-  if (x >= last.x) return last.y;
+  // Beyond the evidence: shift the identity through the end block (monotone, continuous).
+  if (x <= first.x) return Math.max(0, first.y + (x - first.x));
+  if (x >= last.x) return Math.min(1, last.y + (x - last.x));
   let lo = 0;
   let hi = blocks.length - 1;
   while (hi - lo > 1) {

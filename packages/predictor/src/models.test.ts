@@ -138,6 +138,20 @@ describe("confidence recalibration", () => {
     expect(Math.abs(calibrator.calibrate(0.99) - before)).toBeLessThan(0.06);
   });
 
+  it("does not jump to certainty beyond the probabilities it has seen", () => {
+    const uniform = seededUniform(12);
+    const calibrator = new IsotonicCalibrator(2000, 0);
+    for (let i = 0; i < 1000; i++) {
+      const raw = 0.1 + 0.2 * uniform();
+      calibrator.record(raw, uniform() < raw);
+    }
+    // The top few outcomes happened to hit; a raw 0.35 is still nowhere near certain.
+    calibrator.record(0.31, true);
+    calibrator.record(0.32, true);
+    expect(calibrator.calibrate(0.35)).toBeLessThan(0.5);
+    expect(calibrator.calibrate(0.35)).toBeGreaterThan(calibrator.calibrate(0.3));
+  });
+
   it("pool-adjacent-violators gives non-decreasing block means", () => {
     const blocks = poolAdjacentViolators([
       { x: 0.1, y: 1 },
