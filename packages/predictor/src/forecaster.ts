@@ -11,7 +11,13 @@ import {
 import { CenteredResiduals, RegimeWidths } from "./residuals.js";
 import { DriftSelector } from "./selector.js";
 import type { DailyClose } from "./types.js";
-import { BadTickFilter, EwmaVolatility, GarchVolatility, type VolatilityEngine } from "./volatility.js";
+import {
+  BadTickFilter,
+  CombinedVolatility,
+  EwmaVolatility,
+  GarchVolatility,
+  type VolatilityEngine,
+} from "./volatility.js";
 
 /** A predictive distribution of the log change from the latest close to `horizon` days later. */
 export interface LogForecast {
@@ -53,12 +59,19 @@ const UPPER_INDEX = QUANTILE_LEVELS.indexOf(0.9);
 
 /** The conditional-variance engine named by the parameters. */
 export function volatilityEngine(parameters: Readonly<ModelParameters>): VolatilityEngine {
-  return parameters.volatilityModel === "ewma"
-    ? new EwmaVolatility(parameters.ewmaDecay)
-    : new GarchVolatility({
-        refitEvery: parameters.garchRefitEvery,
-        poolingCount: parameters.garchPoolingCount,
-      });
+  const garch = () =>
+    new GarchVolatility({
+      refitEvery: parameters.garchRefitEvery,
+      poolingCount: parameters.garchPoolingCount,
+    });
+  switch (parameters.volatilityModel) {
+    case "ewma":
+      return new EwmaVolatility(parameters.ewmaDecay);
+    case "garch-t":
+      return garch();
+    case "garch-t+ewma":
+      return new CombinedVolatility([garch(), new EwmaVolatility(parameters.ewmaDecay)]);
+  }
 }
 
 /**

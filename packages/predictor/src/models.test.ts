@@ -49,7 +49,7 @@ describe("GARCH(1,1)-t by maximum likelihood", () => {
     const engine = new GarchVolatility({ poolingCount: 730 });
     for (const r of garchReturns(3, 150, 1e-5, 0.3, 0.6, 8)) engine.update(r);
     const pooled = DEFAULT_MODEL_PARAMETERS;
-    expect(pooled.volatilityModel).toBe("garch-t");
+    expect(pooled.volatilityModel).toBe("garch-t+ewma");
     // 150 own returns against 730 pooled: much closer to the pooled α (0.1) than to the true 0.3.
     expect(engine.parameters!.alpha).toBeLessThan(0.2);
   });

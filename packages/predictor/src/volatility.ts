@@ -181,6 +181,40 @@ export class GarchVolatility implements VolatilityEngine {
 }
 
 /**
+ * The equal-weight combination of several variance models: each is fed every return, and the
+ * forecasts (next-day and h-day variance) are the mean of theirs.
+ */
+export class CombinedVolatility implements VolatilityEngine {
+  constructor(private readonly engines: readonly VolatilityEngine[]) {}
+
+  get ready(): boolean {
+    return this.engines.every((e) => e.ready);
+  }
+
+  get nextVariance(): number {
+    return this.engines.reduce((sum, e) => sum + e.nextVariance, 0) / this.engines.length;
+  }
+
+  update(dailyReturn: number): void {
+    for (const e of this.engines) e.update(dailyReturn);
+  }
+
+  horizonVariance(horizon: number): number {
+    return this.engines.reduce((sum, e) => sum + e.horizonVariance(horizon), 0) / this.engines.length;
+  }
+
+  snapshot(): unknown {
+    return this.engines.map((e) => e.snapshot());
+  }
+
+  restore(state: unknown): void {
+    this.engines.forEach((e, i) => {
+      e.restore((state as unknown[])[i]);
+    });
+  }
+}
+
+/**
  * Robust filtering of bad ticks in front of a {@link VolatilityEngine}. A daily return beyond
  * `threshold` standard deviations of the engine's forecast is clipped to that bound (a Huber-type
  * update); when the next return reverses it (opposite sign, and the two together move less than
