@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { calibrationError, directionScore, isHit, type ScoredForecast, scoreForecasts } from "./metrics.js";
+import {
+  calibrationError,
+  dieboldMarianoT,
+  directionScore,
+  isHit,
+  pinballLoss,
+  type ScoredForecast,
+  scoreForecasts,
+  winklerScore,
+} from "./metrics.js";
 
 const forecast = (over: Partial<ScoredForecast>): ScoredForecast => ({
   current: 100,
@@ -66,5 +75,41 @@ describe("scoreForecasts", () => {
     expect(isHit({ predicted: 100, realised: 105.01 })).toBe(false);
     expect(isHit({ predicted: 100, realised: 95.01 })).toBe(true);
     expect(isHit({ predicted: 100, realised: 94.99 })).toBe(false);
+  });
+});
+
+describe("proper scores", () => {
+  it("Winkler: width, plus 2/α times the miss, in units of the origin price", () => {
+    expect(winklerScore({ current: 100, lower: 90, upper: 110, realised: 100 })).toBeCloseTo(0.2, 12);
+    expect(winklerScore({ current: 100, lower: 90, upper: 110, realised: 115 })).toBeCloseTo(
+      0.2 + 10 * 0.05,
+      12,
+    );
+    expect(winklerScore({ current: 100, lower: 90, upper: 110, realised: 80 })).toBeCloseTo(
+      0.2 + 10 * 0.1,
+      12,
+    );
+  });
+
+  it("pinball: mean quantile loss over the seven levels", () => {
+    const quantiles = [90, 95, 98, 100, 102, 105, 110];
+    const f = forecast({ quantiles, realised: 100 });
+    const expected =
+      [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95].reduce((sum, p, i) => {
+        const u = 100 - quantiles[i]!;
+        return sum + Math.max(p * u, (p - 1) * u);
+      }, 0) /
+      7 /
+      100;
+    expect(pinballLoss(f)).toBeCloseTo(expected, 12);
+  });
+
+  it("Diebold-Mariano: zero for equal losses, large and negative for a consistently lower loss", () => {
+    expect(dieboldMarianoT([0, 0, 0, 0], 1)).toBe(0);
+    const better = Array.from({ length: 200 }, (_, i) => -0.1 + 0.05 * Math.sin(i));
+    expect(dieboldMarianoT(better, 7)).toBeLessThan(-5);
+    // Overlap inflates the variance: a longer HAC lag gives a smaller |t| on autocorrelated differences.
+    const smooth = Array.from({ length: 200 }, (_, i) => 0.01 + Math.sin(i / 10));
+    expect(Math.abs(dieboldMarianoT(smooth, 20))).toBeLessThan(Math.abs(dieboldMarianoT(smooth, 0)));
   });
 });
