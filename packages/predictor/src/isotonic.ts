@@ -26,37 +26,41 @@ export function poolAdjacentViolators(points: readonly { x: number; y: number }[
 }
 
 /**
- * Merges blocks lighter than `minWeight` into their neighbour with the closer mean outcome (the
- * merged mean lies between the two, so the blocks stay non-decreasing), until every block is at
- * least that heavy or one block is left: a block of a few outcomes is noise, not evidence.
+ * Merges adjacent blocks, left to right, until each holds at least `minWeight` outcomes (a light
+ * remainder at the top joins the block below it). A merged mean lies between the means merged, so
+ * the blocks stay non-decreasing: a block of a few outcomes is noise, not evidence.
  */
-export function mergeLightBlocks(blocks: Block[], minWeight: number): Block[] {
-  for (;;) {
-    const i = blocks.findIndex((b) => b.weight < minWeight);
-    if (i < 0 || blocks.length < 2) return blocks;
-    const left = blocks[i - 1];
-    const right = blocks[i + 1];
-    const j =
-      left === undefined
-        ? i + 1
-        : right === undefined || Math.abs(left.y - blocks[i]!.y) <= Math.abs(right.y - blocks[i]!.y)
-          ? i - 1
-          : i + 1;
-    const [a, b] = [blocks[Math.min(i, j)]!, blocks[Math.max(i, j)]!];
+export function mergeLightBlocks(blocks: readonly Block[], minWeight: number): Block[] {
+  const join = (a: Block, b: Block): Block => {
     const weight = a.weight + b.weight;
-    blocks.splice(Math.min(i, j), 2, {
+    return {
       x: (a.x * a.weight + b.x * b.weight) / weight,
       y: (a.y * a.weight + b.y * b.weight) / weight,
       weight,
-    });
+    };
+  };
+  const merged: Block[] = [];
+  let pending: Block | undefined;
+  for (const block of blocks) {
+    pending = pending === undefined ? block : join(pending, block);
+    if (pending.weight >= minWeight) {
+      merged.push(pending);
+      pending = undefined;
+    }
   }
+  if (pending !== undefined) {
+    const last = merged.pop();
+    merged.push(last === undefined ? pending : join(last, pending));
+  }
+  return merged;
 }
 
 /**
  * Monotone recalibration of probabilities on a rolling window of resolved (raw probability, hit)
- * pairs: the isotonic fit, interpolated linearly between its blocks' mean probabilities (flat
- * beyond the ends: parallel to the identity, clamped to [0, 1]; blocks lighter than 30 × `overlap`
- * outcomes merged into a neighbour), blended with the identity map as `priorWeight` pseudo-observations:
+ * pairs, refitted after every 10 new pairs: the isotonic fit with blocks lighter than
+ * 30 × `overlap` outcomes merged into a neighbour, interpolated linearly between the blocks' mean
+ * probabilities and parallel to the identity beyond them (clamped to [0, 1]), blended with the
+ * identity map as `priorWeight` pseudo-observations:
  * calibrated = (n' · isotonic(p) + m · p) / (n' + m), where n' = n / `overlap` is the effective
  * number of independent outcomes (h-day outcomes issued on consecutive days share h − 1 days, so
  * `overlap` is the horizon). Both parts are non-decreasing in p, so the map is monotone; one
@@ -67,6 +71,7 @@ export class IsotonicCalibrator {
   readonly #sorted: { x: number; y: number }[] = [];
   readonly #order: { x: number; y: number }[] = [];
   #blocks: Block[] | undefined;
+  #sinceFit = 0;
 
   constructor(
     private readonly window: number,
@@ -83,13 +88,15 @@ export class IsotonicCalibrator {
       const old = this.#order.shift()!;
       this.#sorted.splice(this.#sorted.indexOf(old, this.#insertionIndex(old.x)), 1);
     }
-    this.#blocks = undefined;
+    this.#sinceFit += 1;
+    if (this.#sinceFit >= REFIT_EVERY) this.#blocks = undefined;
   }
 
   /** Maps a raw probability to a calibrated one. */
   calibrate(rawProbability: number): number {
     const n = this.#sorted.length;
     if (n === 0) return rawProbability;
+    if (this.#blocks === undefined) this.#sinceFit = 0;
     this.#blocks ??= mergeLightBlocks(poolAdjacentViolators(this.#sorted), MIN_BLOCK_OUTCOMES * this.overlap);
     const fitted = interpolate(this.#blocks, rawProbability);
     const effective = n / this.overlap;
@@ -108,6 +115,9 @@ export class IsotonicCalibrator {
     return lo;
   }
 }
+
+/** The map is refitted after this many new outcomes (a refit is a pass over the window). */
+const REFIT_EVERY = 10;
 
 /** Independent outcomes a block of the isotonic map needs at least. */
 const MIN_BLOCK_OUTCOMES = 30;
