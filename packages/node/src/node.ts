@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { ForecastThread } from "@strata/predictor";
 import type { Logger } from "pino";
 import { Chain } from "./chain/chain.js";
 import type { NodeConfig } from "./config/node-config.js";
@@ -129,6 +130,7 @@ export async function createNode(
   const subscriptions = new SubscriptionManager(chain, config.rpc.maxSubscriptionsPerConnection);
   const filters = new FilterManager(chain.events);
   // The svc_ modules read system contracts on their own execution queue, apart from eth_call's.
+  const forecasts = new ForecastThread();
   const moduleCalls = new CallExecutor(
     common,
     (block) => chain.stateAt(block),
@@ -171,7 +173,7 @@ export async function createNode(
     devAccounts: new Map(devAccounts.map((a) => [a.address, a.privateKey])),
     clientVersion: CLIENT_VERSION,
     depin: new DePINNodeService(moduleCalls),
-    predictions: new PredictionService(moduleCalls),
+    predictions: new PredictionService(moduleCalls, forecasts),
     staking: new StakingService(chain, moduleCalls),
     tracing: new TracingService(
       chain,
@@ -268,6 +270,7 @@ export async function createNode(
       await producer.stop();
       pool.stop();
       await callWorkers?.close();
+      await forecasts.close();
       await store.close();
     },
   };

@@ -36,4 +36,5 @@ export {
   QUANTILE_LEVELS,
 } from "./parameters.js";
 export { predict } from "./predict.js";
+export { ForecastBusyError, ForecastThread, type ForecastThreadOptions } from "./thread/forecast-thread.js";
 export type { DailyClose, Prediction, PricePoint, PriceQuantiles } from "./types.js";

@@ -118,7 +118,7 @@ export const moduleRoutes: Route[] = [
           datetime: isoOf(p.observed_at),
           price: p.price,
         })),
-        backtest: backtests.get(asset, horizon, points),
+        backtest: await backtests.get(asset, horizon, points),
       };
     },
   },

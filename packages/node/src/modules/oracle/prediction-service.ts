@@ -1,11 +1,16 @@
 import type { Block } from "@ethereumjs/block";
 import { PRICE_DECIMALS, PRICE_ORACLE_ADDRESS, PriceOracle } from "@strata/contracts";
-import { InsufficientHistoryError, type Prediction, predict } from "@strata/predictor";
+import {
+  ForecastBusyError,
+  type ForecastThread,
+  InsufficientHistoryError,
+  type Prediction,
+} from "@strata/predictor";
 import { formatUnits } from "viem";
-import { UnavailableResourceError, UnknownResourceError } from "../../errors/domain-errors.js";
+import { BusyError, UnavailableResourceError, UnknownResourceError } from "../../errors/domain-errors.js";
 import type { CallExecutor } from "../../execution/call-executor.js";
 import { readContract } from "../read-contract.js";
-import { OracleHistoryReader } from "./price-history.js";
+import { OracleHistoryReader, type OracleRound } from "./price-history.js";
 
 /** `svc_getAIPrediction`'s result (DECISIONS.md "Chain-specific methods"). */
 export interface PredictionView {
@@ -40,21 +45,25 @@ const CACHE_SIZE = 512;
 
 /**
  * Price predictions from the PriceOracle's on-chain history, computed off-consensus with the
- * predictor model. Predictions are cached per (asset, latest round, horizon): a repeated call in
- * the same round costs two contract reads.
+ * predictor model on its forecast thread (never on the thread that answers requests). Predictions
+ * are cached per (asset, latest round, horizon): a repeated call in the same round costs two
+ * contract reads, and concurrent calls for one key share one forecast.
  */
 export class PredictionService {
   private readonly reader: OracleHistoryReader;
   private readonly cache = new Map<string, RoundView>();
+  private readonly inflight = new Map<string, Promise<Prediction>>();
   private stalenessThreshold: number | undefined;
 
   /**
    * @param calls read-only contract calls.
+   * @param forecasts the thread the model runs on.
    * @param now the wall clock in unix seconds (staleness is measured against it, not the block time,
    *   so a chain that stopped producing blocks does not make old prices look fresh).
    */
   constructor(
     private readonly calls: CallExecutor,
+    private readonly forecasts: ForecastThread,
     private readonly now: () => number = () => Date.now() / 1000,
   ) {
     this.reader = new OracleHistoryReader(calls);
@@ -86,19 +95,7 @@ export class PredictionService {
     const cached = this.cache.get(key);
     if (cached) return { ...cached, stale };
 
-    let prediction: Prediction;
-    try {
-      const scale = 10 ** PRICE_DECIMALS;
-      const points = rounds.map((r) => ({ time: r.observedAt, price: Number(r.answer) / scale }));
-      prediction = predict(points, horizon);
-    } catch (error) {
-      if (error instanceof InsufficientHistoryError) {
-        throw new UnavailableResourceError(
-          `insufficient price history for ${asset}: ${error.available} daily closes, at least ${error.required} required`,
-        );
-      }
-      throw error;
-    }
+    const prediction = await this.forecast(key, asset, rounds, horizon);
     const view: RoundView = {
       asset,
       currentPrice: formatUnits(last.answer, PRICE_DECIMALS),
@@ -124,6 +121,38 @@ export class PredictionService {
     if (this.cache.size >= CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, view);
     return { ...view, stale };
+  }
+
+  /** The model's forecast for `rounds`, shared by concurrent calls for one key; domain errors for what can be refused. */
+  private async forecast(
+    key: string,
+    asset: string,
+    rounds: readonly OracleRound[],
+    horizon: number,
+  ): Promise<Prediction> {
+    let running = this.inflight.get(key);
+    if (!running) {
+      const scale = 10 ** PRICE_DECIMALS;
+      const points = rounds.map((r) => ({ time: r.observedAt, price: Number(r.answer) / scale }));
+      running = this.forecasts.predict(points, horizon).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, running);
+    }
+    try {
+      return await running;
+    } catch (error) {
+      if (error instanceof InsufficientHistoryError) {
+        throw new UnavailableResourceError(
+          `insufficient price history for ${asset}: ${error.available} daily closes, at least ${error.required} required`,
+        );
+      }
+      if (error instanceof ForecastBusyError) {
+        throw new BusyError(
+          `prediction queue full (${error.queued} forecasts running): retry shortly`,
+          1_000,
+        );
+      }
+      throw error;
+    }
   }
 
   /** The oracle's staleness threshold in seconds (immutable, read once). */
