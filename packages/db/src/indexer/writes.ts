@@ -1,6 +1,13 @@
 import type { Database, Queryable } from "../database.js";
 import { ChainIdMismatchError, IndexerStateConflictError } from "./errors.js";
 import type { IndexedBlock, IndexerState } from "./rows.js";
+import {
+  MAX_REVERT_REASON,
+  MAX_TOKEN_TEXT,
+  storableJson,
+  storableText,
+  storableTextOrNull,
+} from "./safe-text.js";
 
 /*
  * Writes of the indexer. A block is ONE statement: a chain of data-modifying CTEs fed by one JSON
@@ -85,7 +92,7 @@ function blockDocument(data: IndexedBlock) {
       cumulative_gas_used: r.cumulativeGasUsed.toString(),
       effective_gas_price: text(r.effectiveGasPrice),
       contract_address: r.contractAddress,
-      revert_reason: r.revertReason,
+      revert_reason: storableTextOrNull(r.revertReason, MAX_REVERT_REASON),
     })),
     logs: data.logs.map((l) => ({
       block_number: n,
@@ -108,8 +115,8 @@ function blockDocument(data: IndexedBlock) {
     })),
     tokens: data.tokens.map((k) => ({
       address: k.address,
-      name: k.name,
-      symbol: k.symbol,
+      name: storableTextOrNull(k.name, MAX_TOKEN_TEXT),
+      symbol: storableTextOrNull(k.symbol, MAX_TOKEN_TEXT),
       decimals: k.decimals,
       total_supply: text(k.totalSupply),
       block_number: n,
@@ -138,7 +145,7 @@ function blockDocument(data: IndexedBlock) {
       jailed: v.jailed,
     })),
     oracle_prices: data.oraclePrices.map((o) => ({
-      asset: o.asset,
+      asset: storableText(o.asset, MAX_TOKEN_TEXT),
       observed_at: o.observedAt.toString(),
       price: o.price,
       round_id: o.roundId.toString(),
@@ -247,7 +254,7 @@ export async function replaceDePINNodes(
     await tx.query(
       `INSERT INTO depin_nodes (id, owner, type, region, status, data, updated_block)
        SELECT n->>'id', lower(n->>'owner'), n->>'type', n->>'region', n->>'status', n, $2 FROM jsonb_array_elements($1::jsonb) AS n`,
-      [JSON.stringify(nodes), blockNumber],
+      [storableJson(nodes), blockNumber],
     );
   });
 }
@@ -263,6 +270,6 @@ export async function insertPredictions(
     `INSERT INTO predictions (asset, horizon, timestamp, block_number, data)
      SELECT p->>'asset', (p->>'horizon')::int4, p->>'timestamp', $2, p FROM jsonb_array_elements($1::jsonb) AS p
      ON CONFLICT (asset, horizon, timestamp) DO NOTHING`,
-    [JSON.stringify(predictions), blockNumber],
+    [storableJson(predictions), blockNumber],
   );
 }
