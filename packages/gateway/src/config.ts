@@ -27,8 +27,17 @@ export const GATEWAY_DEFAULTS = {
   redisKeyPrefix: "strata:rl",
   /** Seconds an API key lookup is cached in process (a revocation elsewhere takes effect within this time). */
   keyCacheSeconds: 5,
-  /** Take the client IP from `X-Forwarded-For` (only behind a proxy that sets it). */
-  trustProxy: false,
+  /**
+   * Proxies in front of the gateway that append to `X-Forwarded-For` (express's `trust proxy` N): the
+   * client IP is the entry this many places from the right. 0 uses the socket address.
+   */
+  trustProxy: 0,
+  /** WebSocket connections one client IP may hold at once. */
+  maxWsConnectionsPerIp: 64,
+  /** Milliseconds between WebSocket pings; a client that has not answered the previous one is dropped. */
+  wsPingIntervalMs: 30_000,
+  /** Milliseconds a WebSocket without subscriptions may stay silent before it is closed. */
+  wsIdleTimeoutMs: 300_000,
   logLevel: "info",
 } as const;
 
@@ -56,7 +65,10 @@ export interface GatewayConfig {
   readonly redisKeyPrefix: string;
   readonly limiterFailure: "open" | "closed";
   readonly keyCacheSeconds: number;
-  readonly trustProxy: boolean;
+  readonly trustProxy: number;
+  readonly maxWsConnectionsPerIp: number;
+  readonly wsPingIntervalMs: number;
+  readonly wsIdleTimeoutMs: number;
   /** Token required by the admin API (`Authorization: Bearer …`); the admin API is off when absent. */
   readonly adminToken: string | undefined;
   /** Seconds after which a head counts as stale for /health; 0 disables (on-demand block production). */
@@ -85,6 +97,10 @@ const schema = z.object({
     .optional(),
   limiterFailure: z.enum(["open", "closed"]),
   keyCacheSeconds: z.number().min(0),
+  trustProxy: z.number().int().min(0).max(32),
+  maxWsConnectionsPerIp: z.number().int().positive(),
+  wsPingIntervalMs: z.number().int().positive(),
+  wsIdleTimeoutMs: z.number().int().positive(),
   maxHeadAgeSeconds: z.number().min(0).optional(),
 });
 

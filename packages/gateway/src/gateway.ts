@@ -70,7 +70,7 @@ export async function createGateway(
   for (const registry of dependencies.extraMetrics ?? []) metrics.include(registry);
   const limiter: RateLimiter =
     config.redisUrl === undefined
-      ? new MemoryRateLimiter()
+      ? new MemoryRateLimiter(clock)
       : new RedisRateLimiter(config.redisUrl, config.redisKeyPrefix);
   const pool = new UpstreamPool(config.upstreams, {
     intervalMs: config.healthIntervalMs,

@@ -33,7 +33,11 @@ export const GATEWAY_FLAGS: Record<string, FlagSpec> = {
     type: "string",
     description: "open | closed: what happens to requests while Redis is unreachable (default open)",
   },
-  "trust-proxy": { type: "boolean", description: "take the client IP from X-Forwarded-For (behind a proxy)" },
+  "trust-proxy": {
+    type: "string",
+    description:
+      "N proxies in front append to X-Forwarded-For: the client IP is the Nth entry from the right (default 0: socket address)",
+  },
   "log-level": { type: "string", description: "trace | debug | info | warn | error | silent (default info)" },
   help: { type: "boolean", description: "print this help" },
 };
@@ -79,9 +83,20 @@ export function gatewayConfigFromFlags(values: FlagValues): GatewayConfigOverrid
     ...(typeof values["admin-token"] === "string" ? { adminToken: values["admin-token"] } : {}),
     ...(typeof values["cors-origin"] === "string" ? { corsOrigin: values["cors-origin"] } : {}),
     ...(failure === undefined ? {} : { limiterFailure: failure }),
-    ...(values["trust-proxy"] === true ? { trustProxy: true } : {}),
+    ...(values["trust-proxy"] === undefined ? {} : { trustProxy: trustProxyHops(values["trust-proxy"]) }),
     ...(typeof values["log-level"] === "string" ? { logLevel: values["log-level"] } : {}),
   };
+}
+
+/** `--trust-proxy N`: a hop count 0..32 (`true` is one hop, `false` none). */
+function trustProxyHops(value: FlagValues[string]): number {
+  if (value === true || value === "true") return 1;
+  if (value === false || value === "false") return 0;
+  const hops = Number(value);
+  if (typeof value !== "string" || !/^\d+$/.test(value) || hops > 32) {
+    throw new UsageError(`--trust-proxy: expected a number of proxies 0..32, got "${String(value)}"`);
+  }
+  return hops;
 }
 
 /** `strata gateway`: serves until SIGINT/SIGTERM, printing `ready <url>` per endpoint once it serves. */

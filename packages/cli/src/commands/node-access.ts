@@ -88,7 +88,7 @@ export async function openNodeAccess(
   });
   const limiter: RateLimiter =
     settings.redisUrl === undefined
-      ? new MemoryRateLimiter()
+      ? new MemoryRateLimiter(clock)
       : new RedisRateLimiter(settings.redisUrl, settings.redisKeyPrefix ?? GATEWAY_DEFAULTS.redisKeyPrefix);
   if (limiter instanceof RedisRateLimiter)
     await limiter.ready().catch((error: unknown) => warn(error, "redis is not reachable yet"));
@@ -108,7 +108,8 @@ export async function openNodeAccess(
     authorize: (caller, cost) => access.authorize(caller, cost),
     async admit(caller) {
       const identity = await access.identify(caller);
-      return identity instanceof InvalidApiKeyError ? identity : undefined;
+      if (identity instanceof InvalidApiKeyError) return identity;
+      return "allowed" in identity ? identity.error : undefined;
     },
   };
   return {

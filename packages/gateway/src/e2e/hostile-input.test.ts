@@ -1,7 +1,9 @@
-import { indexerDb } from "@strata/db";
+import { randomBytes } from "node:crypto";
+import { type Database, indexerDb } from "@strata/db";
 import { Indexer } from "@strata/indexer";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import {
   type DevChain,
   deployHostileToken,
@@ -9,8 +11,21 @@ import {
   sendHostileRevert,
   startDevChain,
 } from "../../../indexer/src/e2e/fixtures.js";
+import { startTestNode, type TestNode } from "../../../node/src/testing/test-node.js";
 import type { Gateway } from "../gateway.js";
-import { get, type Json, scratchDatabase, startGateway } from "./helpers.js";
+import { ApiKeyStore } from "../keys/key-store.js";
+import {
+  call,
+  get,
+  type Json,
+  ManualClock,
+  post,
+  REDIS_URL,
+  redisPrefix,
+  scratchDatabase,
+  startGateway,
+  WsClient,
+} from "./helpers.js";
 
 /*
  * Hostile input to the gateway: requests (and chain data) chosen to break it, leak from it or outlive
@@ -56,5 +71,169 @@ describe("chain-supplied text through REST (PostgreSQL)", () => {
     const tx = await get(`${gateway.url}/v1/transactions/${reverted}`);
     expect(tx.status).toBe(200);
     expect(JSON.stringify(tx.json)).toContain("Nul\ufffd");
+  });
+});
+
+/** `db` with a count of the queries that read the key table. */
+function countingKeyLookups(db: Database): { db: Database; lookups: () => number } {
+  let lookups = 0;
+  const counted: Database = {
+    kind: db.kind,
+    query: ((sql: string, params?: unknown[]) => {
+      if (sql.includes("FROM api_keys WHERE key_hash")) lookups++;
+      return db.query(sql, params);
+    }) as Database["query"],
+    exec: (sql) => db.exec(sql),
+    transaction: (work) => db.transaction(work),
+    close: () => db.close(),
+  };
+  return { db: counted, lookups: () => lookups };
+}
+
+/** Resolves with the close code of `ws`, or rejects after `ms`. */
+function closeCode(ws: WebSocket, ms: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("socket still open")), ms);
+    ws.once("close", (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+/** Opens a raw WebSocket and resolves with the upgrade's HTTP status (101 when accepted). */
+function upgradeStatus(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; ws: WebSocket }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    ws.once("open", () => resolve({ status: 101, ws }));
+    ws.once("unexpected-response", (_req, res) => {
+      resolve({ status: res.statusCode ?? 0, ws });
+      res.resume();
+    });
+    ws.once("error", reject);
+  });
+}
+
+describe("keys and limits on every path", () => {
+  let node: TestNode;
+  let database: Awaited<ReturnType<typeof scratchDatabase>>;
+  const gateways: Gateway[] = [];
+  const open: WebSocket[] = [];
+
+  beforeAll(async () => {
+    node = await startTestNode();
+    database = await scratchDatabase();
+  });
+  afterAll(async () => {
+    for (const ws of open) ws.terminate();
+    for (const gateway of gateways) await gateway.stop();
+    await database?.drop();
+    await node?.stop();
+  });
+
+  async function gateway(...[overrides, dependencies]: Parameters<typeof startGateway>): Promise<Gateway> {
+    const started = await startGateway({ port: 0, ...overrides }, dependencies);
+    gateways.push(started);
+    return started;
+  }
+
+  it("--trust-proxy N counts the address the proxy appended, not the client-written leftmost one", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 15, 12, 0, 0, 250));
+    const g = await gateway(
+      { upstreams: [node.url], trustProxy: 1 },
+      { clock: clock.read, database: database.db },
+    );
+    const through = (spoofed: string) => ({ "X-Forwarded-For": `${spoofed}, 203.0.113.7` });
+    for (let i = 0; i < 10; i++) {
+      expect((await post(g.url, call("eth_chainId"), through(`198.51.100.${i}`))).status).toBe(200);
+    }
+    expect((await post(g.url, call("eth_chainId"), through("198.51.100.99"))).status).toBe(429);
+    // Another client behind the same proxy has its own count.
+    expect((await post(g.url, call("eth_chainId"), { "X-Forwarded-For": "203.0.113.8" })).status).toBe(200);
+  });
+
+  it("counts unknown keys against the caller's IP and caches them: random keys are not one lookup each", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 15, 13, 0, 0, 250));
+    const counting = countingKeyLookups(database.db);
+    const g = await gateway(
+      { upstreams: [node.url], keyCacheSeconds: 5 },
+      { clock: clock.read, database: counting.db },
+    );
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const answer = await post(g.url, call("eth_chainId"), {
+        "X-API-Key": `sk_${randomBytes(16).toString("hex")}`,
+      });
+      statuses.push(answer.status);
+      if (answer.status === 401)
+        expect(answer.json.error).toMatchObject({ code: -32000, message: "invalid API key" });
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses.slice(10)).toEqual(Array(20).fill(429));
+    // Ten within the IP's Free-tier second, one that finds the limit reached, then none.
+    expect(counting.lookups()).toBe(11);
+    // A key cached as unknown costs no second lookup, and keyless calls of that IP were used up too.
+    clock.advance(1_000);
+    const again = `sk_${randomBytes(16).toString("hex")}`;
+    expect((await post(g.url, call("eth_chainId"), { "X-API-Key": again })).status).toBe(401);
+    expect((await post(g.url, call("eth_chainId"), { "X-API-Key": again })).status).toBe(401);
+    expect(counting.lookups()).toBe(12);
+  });
+
+  it("closes an open WebSocket within the key cache time once its key is revoked elsewhere", async () => {
+    const g = await gateway({ upstreams: [node.url], keyCacheSeconds: 1 }, { database: database.db });
+    const { key, id } = await g.keys.create("developer", "revoked on an open socket");
+    const client = await WsClient.open(g.wsUrl, { "X-API-Key": key });
+    open.push(client.ws);
+    expect((await client.call("eth_subscribe", ["newHeads"])).result).toMatch(/^0x/);
+    const closed = closeCode(client.ws, 5_000);
+    // Revoked through another store (another gateway instance): this one learns it from its cache expiry.
+    await new ApiKeyStore(database.db).revoke(id);
+    const started = Date.now();
+    expect(await closed).toBe(1008);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it("counts a WebSocket upgrade as a call and caps connections per IP", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 15, 14, 0, 0, 250));
+    const g = await gateway(
+      { upstreams: [node.url], maxWsConnectionsPerIp: 2, redisUrl: REDIS_URL, redisKeyPrefix: redisPrefix() },
+      { clock: clock.read, database: database.db },
+    );
+    for (let i = 0; i < 10; i++) expect((await post(g.url, call("eth_chainId"))).status).toBe(200);
+    expect((await upgradeStatus(g.wsUrl)).status).toBe(429);
+    clock.advance(1_000);
+    const first = await upgradeStatus(g.wsUrl);
+    const second = await upgradeStatus(g.wsUrl);
+    open.push(first.ws, second.ws);
+    expect([first.status, second.status]).toEqual([101, 101]);
+    clock.advance(1_000);
+    expect((await upgradeStatus(g.wsUrl)).status).toBe(429);
+    first.ws.close();
+    await new Promise((resolve) => first.ws.once("close", resolve));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const third = await upgradeStatus(g.wsUrl);
+    open.push(third.ws);
+    expect(third.status).toBe(101);
+  });
+
+  it("closes an idle WebSocket and drops one that does not answer pings", async () => {
+    const g = await gateway(
+      { upstreams: [node.url], wsPingIntervalMs: 100, wsIdleTimeoutMs: 400 },
+      { database: database.db },
+    );
+    const idle = new WebSocket(g.wsUrl);
+    open.push(idle);
+    await new Promise((resolve) => idle.once("open", resolve));
+    expect(await closeCode(idle, 3_000)).toBe(1001);
+
+    const deaf = new WebSocket(g.wsUrl, { autoPong: false });
+    open.push(deaf);
+    await new Promise((resolve) => deaf.once("open", resolve));
+    // Terminated (no close frame: 1006) after one unanswered ping, well before the idle timeout.
+    expect(await closeCode(deaf, 350)).toBe(1006);
   });
 });

@@ -210,6 +210,10 @@ class HttpRequestContext implements RpcContext {
 
   constructor(private readonly res: ServerResponse) {}
 
+  get caller(): string {
+    return `ip:${this.res.req.socket.remoteAddress ?? "unknown"}`;
+  }
+
   get signal(): AbortSignal {
     if (!this.#controller) {
       const controller = new AbortController();

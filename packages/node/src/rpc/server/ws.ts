@@ -81,14 +81,14 @@ export class WebSocketRpcServer {
       return;
     }
     if (this.gate === undefined) {
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, undefined));
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, undefined, req));
       return;
     }
     const caller = callerOf(req);
     const gate = this.gate;
     void admit(gate, caller).then((error) => {
       if (error === undefined) {
-        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, { gate, caller }));
+        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, { gate, caller }, req));
         return;
       }
       const body = encodeError("null", error);
@@ -99,14 +99,18 @@ export class WebSocketRpcServer {
   }
 
   /** `charged` is set when a gate charges this connection's messages to its caller. */
-  private accept(ws: WebSocket, charged: ChargedCaller | undefined): void {
+  private accept(ws: WebSocket, charged: ChargedCaller | undefined, req: IncomingMessage): void {
     const sink = createSink(ws, this.options.maxWsQueuedBytes);
     this.sinks.set(ws, sink);
     // Calls still running when the connection goes are stopped.
     const open = new AbortController();
     // Each call running on a worker listens on it while in flight.
     setMaxListeners(0, open.signal);
-    const context: RpcContext = { connection: sink, signal: open.signal };
+    const context: RpcContext = {
+      connection: sink,
+      signal: open.signal,
+      caller: `ip:${req.socket.remoteAddress ?? "unknown"}`,
+    };
     ws.on("message", (data, isBinary) => {
       if (isBinary) {
         ws.close(UNSUPPORTED_DATA, "binary frames are not supported");
