@@ -13,6 +13,8 @@ export const GATEWAY_DEFAULTS = {
   corsOrigin: "*",
   maxBodyBytes: 5 * 1024 * 1024,
   maxBatch: 1_000,
+  /** Largest JSON-RPC answer: a batch stops at it (-32005 for the rest); an upstream answer beyond it is cut off. */
+  maxResponseBytes: 25 * 1024 * 1024,
   maxWsMessageBytes: 15 * 1024 * 1024,
   maxWsQueuedBytes: 8 * 1024 * 1024,
   maxWsConnections: 10_000,
@@ -50,6 +52,7 @@ export interface GatewayConfig {
   readonly corsOrigin: string;
   readonly maxBodyBytes: number;
   readonly maxBatch: number;
+  readonly maxResponseBytes: number;
   readonly maxWsMessageBytes: number;
   readonly maxWsQueuedBytes: number;
   readonly maxWsConnections: number;
@@ -84,6 +87,7 @@ const schema = z.object({
   port: z.number().int().min(0).max(65535),
   maxBodyBytes: z.number().int().positive(),
   maxBatch: z.number().int().positive(),
+  maxResponseBytes: z.number().int().positive(),
   healthIntervalMs: z.number().int().positive(),
   maxLagBlocks: z.number().int().min(0),
   upstreamTimeoutMs: z.number().int().positive(),

@@ -76,6 +76,7 @@ export async function createGateway(
     intervalMs: config.healthIntervalMs,
     maxLagBlocks: config.maxLagBlocks,
     timeoutMs: config.upstreamTimeoutMs,
+    maxResponseBytes: config.maxResponseBytes,
     log: log.child({ module: "upstream" }),
     metrics,
   });
@@ -92,7 +93,7 @@ export async function createGateway(
       ),
   });
   const heads = new HeadCache(pool, log.child({ module: "head-cache" }), metrics);
-  const proxy = new RpcProxy(pool, log.child({ module: "proxy" }), heads);
+  const proxy = new RpcProxy(pool, log.child({ module: "proxy" }), heads, config.maxResponseBytes);
   let chainId: number | undefined;
   const http = new GatewayHttpServer(config, {
     access,

@@ -72,6 +72,29 @@ describe("chain-supplied text through REST (PostgreSQL)", () => {
     expect(tx.status).toBe(200);
     expect(JSON.stringify(tx.json)).toContain("Nul\ufffd");
   });
+
+  it("bounds REST aggregate counts: totals kept by the writes, per-address counts capped", async () => {
+    const [counted] = await scratch.db.query<{ txs: bigint }>(
+      "SELECT count(*)::int8 AS txs FROM transactions",
+    );
+    const chainInfo = await get(`${gateway.url}/v1/chain`);
+    expect((chainInfo.json as unknown as { totalTransactions: number }).totalTransactions).toBe(
+      Number(counted!.txs),
+    );
+    // An address with more transactions than one request counts.
+    const busy = "0x00000000000000000000000000000000000b0557";
+    await scratch.db.query(
+      `INSERT INTO transactions (hash, block_number, block_hash, tx_index, from_address, to_address, value, nonce, gas, type, input)
+       SELECT '0x' || lpad(to_hex(i), 64, '0'), 0, '0x00', i, $1, NULL, 0, i, 21000, 2, '0x'
+         FROM generate_series(1, 10005) AS i`,
+      [busy],
+    );
+    const address = await get(`${gateway.url}/v1/addresses/${busy}`);
+    expect(address.status).toBe(200);
+    expect(address.json).toMatchObject({ transactionCount: 10_000, transactionCountIsLowerBound: true });
+    const figures = await indexerDb.tokenFigures(scratch.db, token);
+    expect(figures).toEqual({ transfers: { count: 1n, atLeast: false }, holders: 1n });
+  });
 });
 
 /** `db` with a count of the queries that read the key table. */
@@ -235,5 +258,38 @@ describe("keys and limits on every path", () => {
     await new Promise((resolve) => deaf.once("open", resolve));
     // Terminated (no close frame: 1006) after one unanswered ping, well before the idle timeout.
     expect(await closeCode(deaf, 350)).toBe(1006);
+  });
+});
+
+describe("bounded answers", () => {
+  let node: TestNode;
+  let gateway: Gateway;
+  beforeAll(async () => {
+    node = await startTestNode();
+    gateway = await startGateway({ upstreams: [node.url], port: 0, maxResponseBytes: 20_000 });
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await node?.stop();
+  });
+
+  it("stops a batch's answer at the response cap with -32005 for the remaining entries", async () => {
+    const calls = Array.from({ length: 60 }, (_, i) => call("eth_getBlockByNumber", ["0x0", true], i));
+    const { key } = await gateway.keys.create("enterprise", "large batches");
+    const answer = await post(gateway.url, calls, { "X-API-Key": key });
+    expect(answer.status).toBe(200);
+    expect(Buffer.byteLength(answer.text)).toBeLessThanOrEqual(20_000);
+    const list = answer.json as unknown as { id: number; result?: { number: string }; error?: Json }[];
+    expect(list.map((a) => a.id)).toEqual(calls.map((_, i) => i));
+    const served = list.findIndex((a) => a.error !== undefined);
+    expect(served).toBeGreaterThan(0);
+    expect(list.slice(0, served).every((a) => a.result?.number === "0x0")).toBe(true);
+    for (const refused of list.slice(served)) {
+      expect(refused.error).toEqual({
+        code: -32005,
+        message: "response exceeds 20000 bytes",
+        data: { limit: "responseBytes", max: 20_000 },
+      });
+    }
   });
 });
