@@ -40,6 +40,10 @@ export const GATEWAY_DEFAULTS = {
   wsPingIntervalMs: 30_000,
   /** Milliseconds a WebSocket without subscriptions may stay silent before it is closed. */
   wsIdleTimeoutMs: 300_000,
+  /** Listen address of the separate /metrics port (`metricsPort`). */
+  metricsAddr: "127.0.0.1",
+  /** Seconds a /health report is reused: its checks ping the node, the database and Redis. */
+  healthCacheSeconds: 1,
   logLevel: "info",
 } as const;
 
@@ -76,6 +80,13 @@ export interface GatewayConfig {
   readonly adminToken: string | undefined;
   /** Seconds after which a head counts as stale for /health; 0 disables (on-demand block production). */
   readonly maxHeadAgeSeconds: number | undefined;
+  /**
+   * Port of a separate `GET /metrics` listener on `metricsAddr`; absent: /metrics is served on the
+   * public port only while that listens on a loopback address (else nowhere).
+   */
+  readonly metricsPort: number | undefined;
+  readonly metricsAddr: string;
+  readonly healthCacheSeconds: number;
   readonly logLevel: string;
 }
 
@@ -106,6 +117,9 @@ const schema = z.object({
   wsPingIntervalMs: z.number().int().positive(),
   wsIdleTimeoutMs: z.number().int().positive(),
   maxHeadAgeSeconds: z.number().min(0).optional(),
+  metricsPort: z.number().int().min(0).max(65535).optional(),
+  adminToken: z.string().min(32, "must be at least 32 characters").optional(),
+  healthCacheSeconds: z.number().min(0),
 });
 
 /** A gateway setting that failed validation; the message names the setting. */
@@ -125,6 +139,7 @@ export function createGatewayConfig(overrides: GatewayConfigOverrides): GatewayC
     redisUrl: undefined,
     adminToken: undefined,
     maxHeadAgeSeconds: undefined,
+    metricsPort: undefined,
     ...withoutUndefined(overrides),
     upstreams: overrides.upstreams.map((u) => u.replace(/\/+$/, "")),
   };

@@ -14,7 +14,9 @@ import { HeadCache } from "./rpc/head-cache.js";
 import { RpcProxy } from "./rpc/rpc-proxy.js";
 import { callUpstream, unwrap } from "./rpc/upstream-rpc.js";
 import { AdminApi } from "./server/admin-api.js";
+import { callerOf } from "./server/caller.js";
 import { GatewayHttpServer } from "./server/http-server.js";
+import { isLoopback, listenMetrics, type MetricsListener } from "./server/metrics-server.js";
 import { GatewayWsServer } from "./server/ws-server.js";
 import { UpstreamPool } from "./upstream/upstream-pool.js";
 
@@ -25,6 +27,8 @@ export interface Gateway {
   readonly url: string;
   /** `ws://addr:port` once started. */
   readonly wsUrl: string;
+  /** Where `GET /metrics` is served once started (`null`: off). */
+  readonly metricsUrl: string | null;
   readonly keys: ApiKeyStore;
   readonly metrics: GatewayMetrics;
   /** The cache of head-dependent reads (`heads.live` while its subscription serves answers). */
@@ -98,7 +102,10 @@ export async function createGateway(
   const http = new GatewayHttpServer(config, {
     access,
     proxy,
-    admin: config.adminToken === undefined ? undefined : new AdminApi(keys, config.adminToken),
+    admin:
+      config.adminToken === undefined
+        ? undefined
+        : new AdminApi(keys, config.adminToken, (req) => callerOf(req, config.trustProxy).ip, clock),
     rest: createRestApi({
       database: config.databaseUrl !== undefined || !ownsDatabase ? database : undefined,
       rpc: async (method, params) => unwrap((await callUpstream(pool, [{ method, params }]))[0]),
@@ -122,6 +129,7 @@ export async function createGateway(
     log: log.child({ module: "ws" }),
   });
   let url = "";
+  let metricsListener: MetricsListener | undefined;
 
   const learnChainId = async () => {
     if (chainId !== undefined || !pool.anyHealthy) return;
@@ -142,6 +150,12 @@ export async function createGateway(
     get wsUrl() {
       return url.replace(/^http/, "ws");
     },
+    get metricsUrl() {
+      if (metricsListener !== undefined) return metricsListener.url;
+      return url !== "" && isLoopback(config.addr) && config.metricsPort === undefined
+        ? `${url}/metrics`
+        : null;
+    },
     async start() {
       await keys.migrate();
       if (limiter instanceof RedisRateLimiter) {
@@ -155,12 +169,18 @@ export async function createGateway(
       heads.start();
       pool.onCheck(() => heads.recheck());
       url = await http.listen();
+      if (config.metricsPort !== undefined) {
+        metricsListener = await listenMetrics(metrics, config.metricsAddr, config.metricsPort);
+      } else if (!isLoopback(config.addr)) {
+        log.warn("metrics are off: the public port is not loopback and no metrics port is set");
+      }
       log.info({ url, upstreams: config.upstreams.length, limiter: limiter.kind }, "gateway listening");
     },
     async stop() {
       heads.stop();
       await ws.close();
       await http.close();
+      await metricsListener?.close();
       pool.stop();
       await limiter.close();
       if (ownsDatabase) await database.close();

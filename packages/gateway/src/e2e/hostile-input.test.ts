@@ -293,3 +293,131 @@ describe("bounded answers", () => {
     }
   });
 });
+
+describe("no leaks, no 500s", () => {
+  let node: TestNode;
+  let database: Awaited<ReturnType<typeof scratchDatabase>>;
+  const gateways: Gateway[] = [];
+  const ADMIN_TOKEN = "an-admin-token-of-at-least-32-chars";
+
+  beforeAll(async () => {
+    node = await startTestNode();
+    database = await scratchDatabase();
+  });
+  afterAll(async () => {
+    for (const gateway of gateways) await gateway.stop();
+    await database?.drop();
+    await node?.stop();
+  });
+
+  async function gateway(...[overrides, dependencies]: Parameters<typeof startGateway>): Promise<Gateway> {
+    const started = await startGateway({ port: 0, ...overrides }, dependencies);
+    gateways.push(started);
+    return started;
+  }
+
+  it("never shows an upstream's URL to clients, in JSON-RPC errors or REST bodies", async () => {
+    const hidden = "http://127.0.0.1:1/private-upstream-path";
+    const g = await gateway({ upstreams: [hidden] }, { database: database.db });
+    const rpc = await post(
+      g.url,
+      call("eth_getBalance", ["0x0000000000000000000000000000000000000001", "latest"]),
+    );
+    expect(rpc.json.error).toMatchObject({ code: -32002, message: "no upstream node is available" });
+    const rest = await get(`${g.url}/v1/validators`);
+    expect(rest.status).toBe(503);
+    for (const text of [rpc.text, rest.text, (await get(`${g.url}/health`)).text]) {
+      expect(text).not.toContain("private-upstream-path");
+      expect(text).not.toContain("127.0.0.1:1");
+    }
+  });
+
+  it("keeps /metrics off a public port: separate listener, or loopback only", async () => {
+    const exposed = await gateway({ upstreams: [node.url], addr: "0.0.0.0" }, { database: database.db });
+    const port = new URL(exposed.url).port;
+    expect((await get(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+    expect(exposed.metricsUrl).toBeNull();
+    const separate = await gateway(
+      { upstreams: [node.url], addr: "0.0.0.0", metricsPort: 0 },
+      { database: database.db },
+    );
+    expect((await get(`http://127.0.0.1:${new URL(separate.url).port}/metrics`)).status).toBe(404);
+    const scraped = await get(separate.metricsUrl!);
+    expect(scraped.status).toBe(200);
+    expect(scraped.text).toContain("strata_gateway_");
+
+    const publicNode = await startTestNode({ rpc: { addr: "0.0.0.0" } });
+    const privateMetrics = await startTestNode({ rpc: { addr: "0.0.0.0", metricsPort: 0 } });
+    try {
+      const nodePort = new URL(publicNode.url).port;
+      expect((await get(`http://127.0.0.1:${nodePort}/metrics`)).status).toBe(404);
+      expect(publicNode.node.metricsUrl).toBeNull();
+      expect((await get(`http://127.0.0.1:${new URL(privateMetrics.url).port}/metrics`)).status).toBe(404);
+      expect((await get(privateMetrics.node.metricsUrl!)).text).toContain("strata_");
+    } finally {
+      await publicNode.stop();
+      await privateMetrics.stop();
+    }
+  });
+
+  it("serves /health from a cached report: a burst costs one database and one Redis ping", async () => {
+    let pings = 0;
+    const db = database.db;
+    const counted: Database = {
+      kind: db.kind,
+      query: ((sql: string, params?: unknown[]) => {
+        if (sql === "SELECT 1") pings++;
+        return db.query(sql, params as never);
+      }) as Database["query"],
+      exec: (sql) => db.exec(sql),
+      transaction: (work) => db.transaction(work),
+      close: () => db.close(),
+    };
+    const g = await gateway(
+      { upstreams: [node.url], healthCacheSeconds: 5, redisUrl: REDIS_URL, redisKeyPrefix: redisPrefix() },
+      { database: counted },
+    );
+    const answers = await Promise.all(Array.from({ length: 20 }, () => get(`${g.url}/health`)));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    expect(
+      answers.every((a) => (a.json as unknown as { checks: { cache: string } }).checks.cache === "ok"),
+    ).toBe(true);
+    expect(pings).toBe(1);
+  });
+
+  it("answers 400, never 500, to bad percent-encoding and NUL in REST and admin paths", async () => {
+    const g = await gateway({ upstreams: [node.url], adminToken: ADMIN_TOKEN }, { database: database.db });
+    for (const path of [
+      "/v1/predictions/%E0%A4%A",
+      "/v1/predictions/%zz",
+      "/v1/search?q=%00",
+      "/v1/depin/nodes?region=%00",
+    ]) {
+      expect((await get(`${g.url}${path}`)).status, path).toBe(400);
+    }
+    const admin = await fetch(`${g.url}/admin/keys/%E0%A4%A`, {
+      method: "DELETE",
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(admin.status).toBe(400);
+  });
+
+  it("refuses an admin token shorter than 32 characters, and rate-limits failed admin attempts", async () => {
+    await expect(startGateway({ upstreams: [node.url], port: 0, adminToken: "short-token" })).rejects.toThrow(
+      /adminToken: must be at least 32 characters/,
+    );
+    const clock = new ManualClock(Date.UTC(2026, 0, 15, 15, 0, 0));
+    const g = await gateway(
+      { upstreams: [node.url], adminToken: ADMIN_TOKEN },
+      { database: database.db, clock: clock.read },
+    );
+    const list = (token: string) =>
+      fetch(`${g.url}/admin/keys`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
+    for (let i = 0; i < 10; i++) expect(await list(`guess-${i}`)).toBe(401);
+    expect(await list("guess-10")).toBe(429);
+    // Even the right token waits out the window, so guessing cannot go on at speed.
+    expect(await list(ADMIN_TOKEN)).toBe(429);
+    clock.advance(60_000);
+    expect(await list(ADMIN_TOKEN)).toBe(200);
+  });
+});

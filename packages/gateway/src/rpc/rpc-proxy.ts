@@ -278,8 +278,11 @@ export class RpcProxy {
         limit: "responseBytes",
         max: this.maxResponseBytes,
       });
-    if (error instanceof UpstreamTransportError)
-      return new UpstreamUnavailableError(`no upstream node is available (${error.message})`);
+    if (error instanceof UpstreamTransportError) {
+      // The message names the node's URL: logged, never told to the client.
+      this.log.warn({ err: error }, "upstream request failed");
+      return new UpstreamUnavailableError();
+    }
     this.log.error({ err: error }, "internal error");
     return new InternalError();
   }

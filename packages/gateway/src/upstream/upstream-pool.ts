@@ -93,7 +93,7 @@ export class UpstreamPool {
 
   /**
    * Sends `body` to the best upstream; on a transport failure the upstream is marked down and the next
-   * one is tried. Rejects with -32002 once every candidate failed. Only for calls that are safe to
+   * one is tried. Rejects with -32002 once every candidate failed (without the nodes' addresses). Only for calls that are safe to
    * repeat: transaction sends go through {@link sendTo}, one node at a time.
    */
   async send(body: string): Promise<UpstreamResponse> {
@@ -110,9 +110,9 @@ export class UpstreamPool {
         this.markDown(upstream, error);
       }
     }
-    throw new UpstreamUnavailableError(
-      lastError instanceof Error ? `no upstream node is available (${lastError.message})` : undefined,
-    );
+    // The cause names the node (its URL and address): logged, never told to the client.
+    this.options.log.warn({ err: lastError }, "no upstream node answered");
+    throw new UpstreamUnavailableError();
   }
 
   /** The distinct upstream URLs in the order {@link send} would try them. */
