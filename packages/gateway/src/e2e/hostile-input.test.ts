@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type Database, indexerDb } from "@strata/db";
+import { type Database, indexerDb, type SqlValue } from "@strata/db";
 import { Indexer } from "@strata/indexer";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -97,20 +97,23 @@ describe("chain-supplied text through REST (PostgreSQL)", () => {
   });
 });
 
-/** `db` with a count of the queries that read the key table. */
-function countingKeyLookups(db: Database): { db: Database; lookups: () => number } {
-  let lookups = 0;
+/** `db` with a count of the queries `counts` picks. */
+function countingQueries(
+  db: Database,
+  counts: (sql: string) => boolean,
+): { db: Database; count: () => number } {
+  let count = 0;
   const counted: Database = {
     kind: db.kind,
-    query: ((sql: string, params?: unknown[]) => {
-      if (sql.includes("FROM api_keys WHERE key_hash")) lookups++;
+    query: ((sql: string, params?: readonly SqlValue[]) => {
+      if (counts(sql)) count++;
       return db.query(sql, params);
     }) as Database["query"],
     exec: (sql) => db.exec(sql),
     transaction: (work) => db.transaction(work),
     close: () => db.close(),
   };
-  return { db: counted, lookups: () => lookups };
+  return { db: counted, count: () => count };
 }
 
 /** Resolves with the close code of `ws`, or rejects after `ms`. */
@@ -180,7 +183,7 @@ describe("keys and limits on every path", () => {
 
   it("counts unknown keys against the caller's IP and caches them: random keys are not one lookup each", async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 15, 13, 0, 0, 250));
-    const counting = countingKeyLookups(database.db);
+    const counting = countingQueries(database.db, (sql) => sql.includes("FROM api_keys WHERE key_hash"));
     const g = await gateway(
       { upstreams: [node.url], keyCacheSeconds: 5 },
       { clock: clock.read, database: counting.db },
@@ -197,13 +200,13 @@ describe("keys and limits on every path", () => {
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
     expect(statuses.slice(10)).toEqual(Array(20).fill(429));
     // Ten within the IP's Free-tier second, one that finds the limit reached, then none.
-    expect(counting.lookups()).toBe(11);
+    expect(counting.count()).toBe(11);
     // A key cached as unknown costs no second lookup, and keyless calls of that IP were used up too.
     clock.advance(1_000);
     const again = `sk_${randomBytes(16).toString("hex")}`;
     expect((await post(g.url, call("eth_chainId"), { "X-API-Key": again })).status).toBe(401);
     expect((await post(g.url, call("eth_chainId"), { "X-API-Key": again })).status).toBe(401);
-    expect(counting.lookups()).toBe(12);
+    expect(counting.count()).toBe(12);
   });
 
   it("closes an open WebSocket within the key cache time once its key is revoked elsewhere", async () => {
@@ -361,28 +364,17 @@ describe("no leaks, no 500s", () => {
   });
 
   it("serves /health from a cached report: a burst costs one database and one Redis ping", async () => {
-    let pings = 0;
-    const db = database.db;
-    const counted: Database = {
-      kind: db.kind,
-      query: ((sql: string, params?: unknown[]) => {
-        if (sql === "SELECT 1") pings++;
-        return db.query(sql, params as never);
-      }) as Database["query"],
-      exec: (sql) => db.exec(sql),
-      transaction: (work) => db.transaction(work),
-      close: () => db.close(),
-    };
+    const pings = countingQueries(database.db, (sql) => sql === "SELECT 1");
     const g = await gateway(
       { upstreams: [node.url], healthCacheSeconds: 5, redisUrl: REDIS_URL, redisKeyPrefix: redisPrefix() },
-      { database: counted },
+      { database: pings.db },
     );
     const answers = await Promise.all(Array.from({ length: 20 }, () => get(`${g.url}/health`)));
     expect(answers.every((a) => a.status === 200)).toBe(true);
     expect(
       answers.every((a) => (a.json as unknown as { checks: { cache: string } }).checks.cache === "ok"),
     ).toBe(true);
-    expect(pings).toBe(1);
+    expect(pings.count()).toBe(1);
   });
 
   it("answers 400, never 500, to bad percent-encoding and NUL in REST and admin paths", async () => {
