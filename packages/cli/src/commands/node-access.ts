@@ -4,7 +4,6 @@ import {
   ApiKeyStore,
   type Clock,
   GATEWAY_DEFAULTS,
-  InvalidApiKeyError,
   keyDatabaseDir,
   MemoryRateLimiter,
   type RateLimiter,
@@ -106,11 +105,6 @@ export async function openNodeAccess(
   });
   const gate: RequestGate = {
     authorize: (caller, cost) => access.authorize(caller, cost),
-    async admit(caller) {
-      const identity = await access.identify(caller);
-      if (identity instanceof InvalidApiKeyError) return identity;
-      return "allowed" in identity ? identity.error : undefined;
-    },
   };
   return {
     gate,
