@@ -62,6 +62,7 @@ export class GatewayWsServer {
   private readonly perIp = new Map<string, number>();
   private readonly pinger: NodeJS.Timeout;
   private readonly keyChecker: NodeJS.Timeout;
+  private recheckingKeys = false;
 
   constructor(
     server: Server,
@@ -153,12 +154,18 @@ export class GatewayWsServer {
     for (const session of this.sessions) session.heartbeat(now);
   }
 
-  /** Closes the sockets whose API key is no longer valid. */
+  /** Closes the sockets whose API key is no longer valid (one round at a time, however slow the database). */
   private async recheckKeys(): Promise<void> {
-    for (const session of this.sessions) {
-      if (session.caller.apiKey === undefined) continue;
-      const identity = await this.deps.access.identify(session.caller).catch(() => undefined);
-      if (identity instanceof InvalidApiKeyError) session.revoked();
+    if (this.recheckingKeys) return;
+    this.recheckingKeys = true;
+    try {
+      for (const session of this.sessions) {
+        if (session.caller.apiKey === undefined) continue;
+        const identity = await this.deps.access.identify(session.caller).catch(() => undefined);
+        if (identity instanceof InvalidApiKeyError) session.revoked();
+      }
+    } finally {
+      this.recheckingKeys = false;
     }
   }
 }
