@@ -215,12 +215,13 @@ describe("keys and limits on every path", () => {
     const client = await WsClient.open(g.wsUrl, { "X-API-Key": key });
     open.push(client.ws);
     expect((await client.call("eth_subscribe", ["newHeads"])).result).toMatch(/^0x/);
-    const closed = closeCode(client.ws, 5_000);
+    const closed = closeCode(client.ws, 8_000);
     // Revoked through another store (another gateway instance): this one learns it from its cache expiry.
     await new ApiKeyStore(database.db).revoke(id);
     const started = Date.now();
     expect(await closed).toBe(1008);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // Within the key cache time (1 s) plus one re-check period (1 s), with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("counts a WebSocket upgrade as a call and caps connections per IP", async () => {
