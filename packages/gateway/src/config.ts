@@ -13,6 +13,8 @@ export const GATEWAY_DEFAULTS = {
   corsOrigin: "*",
   maxBodyBytes: 5 * 1024 * 1024,
   maxBatch: 1_000,
+  /** Largest JSON-RPC answer: a batch stops at it (-32005 for the rest); an upstream answer beyond it is cut off. */
+  maxResponseBytes: 25 * 1024 * 1024,
   maxWsMessageBytes: 15 * 1024 * 1024,
   maxWsQueuedBytes: 8 * 1024 * 1024,
   maxWsConnections: 10_000,
@@ -27,8 +29,21 @@ export const GATEWAY_DEFAULTS = {
   redisKeyPrefix: "strata:rl",
   /** Seconds an API key lookup is cached in process (a revocation elsewhere takes effect within this time). */
   keyCacheSeconds: 5,
-  /** Take the client IP from `X-Forwarded-For` (only behind a proxy that sets it). */
-  trustProxy: false,
+  /**
+   * Proxies in front of the gateway that append to `X-Forwarded-For` (express's `trust proxy` N): the
+   * client IP is the entry this many places from the right. 0 uses the socket address.
+   */
+  trustProxy: 0,
+  /** WebSocket connections one client IP may hold at once. */
+  maxWsConnectionsPerIp: 64,
+  /** Milliseconds between WebSocket pings; a client that has not answered the previous one is dropped. */
+  wsPingIntervalMs: 30_000,
+  /** Milliseconds a WebSocket without subscriptions may stay silent before it is closed. */
+  wsIdleTimeoutMs: 300_000,
+  /** Listen address of the separate /metrics port (`metricsPort`). */
+  metricsAddr: "127.0.0.1",
+  /** Seconds a /health report is reused: its checks ping the node, the database and Redis. */
+  healthCacheSeconds: 1,
   logLevel: "info",
 } as const;
 
@@ -41,6 +56,7 @@ export interface GatewayConfig {
   readonly corsOrigin: string;
   readonly maxBodyBytes: number;
   readonly maxBatch: number;
+  readonly maxResponseBytes: number;
   readonly maxWsMessageBytes: number;
   readonly maxWsQueuedBytes: number;
   readonly maxWsConnections: number;
@@ -56,11 +72,21 @@ export interface GatewayConfig {
   readonly redisKeyPrefix: string;
   readonly limiterFailure: "open" | "closed";
   readonly keyCacheSeconds: number;
-  readonly trustProxy: boolean;
+  readonly trustProxy: number;
+  readonly maxWsConnectionsPerIp: number;
+  readonly wsPingIntervalMs: number;
+  readonly wsIdleTimeoutMs: number;
   /** Token required by the admin API (`Authorization: Bearer …`); the admin API is off when absent. */
   readonly adminToken: string | undefined;
   /** Seconds after which a head counts as stale for /health; 0 disables (on-demand block production). */
   readonly maxHeadAgeSeconds: number | undefined;
+  /**
+   * Port of a separate `GET /metrics` listener on `metricsAddr`; absent: /metrics is served on the
+   * public port only while that listens on a loopback address (else nowhere).
+   */
+  readonly metricsPort: number | undefined;
+  readonly metricsAddr: string;
+  readonly healthCacheSeconds: number;
   readonly logLevel: string;
 }
 
@@ -72,6 +98,7 @@ const schema = z.object({
   port: z.number().int().min(0).max(65535),
   maxBodyBytes: z.number().int().positive(),
   maxBatch: z.number().int().positive(),
+  maxResponseBytes: z.number().int().positive(),
   healthIntervalMs: z.number().int().positive(),
   maxLagBlocks: z.number().int().min(0),
   upstreamTimeoutMs: z.number().int().positive(),
@@ -85,7 +112,14 @@ const schema = z.object({
     .optional(),
   limiterFailure: z.enum(["open", "closed"]),
   keyCacheSeconds: z.number().min(0),
+  trustProxy: z.number().int().min(0).max(32),
+  maxWsConnectionsPerIp: z.number().int().positive(),
+  wsPingIntervalMs: z.number().int().positive(),
+  wsIdleTimeoutMs: z.number().int().positive(),
   maxHeadAgeSeconds: z.number().min(0).optional(),
+  metricsPort: z.number().int().min(0).max(65535).optional(),
+  adminToken: z.string().min(32, "must be at least 32 characters").optional(),
+  healthCacheSeconds: z.number().min(0),
 });
 
 /** A gateway setting that failed validation; the message names the setting. */
@@ -105,6 +139,7 @@ export function createGatewayConfig(overrides: GatewayConfigOverrides): GatewayC
     redisUrl: undefined,
     adminToken: undefined,
     maxHeadAgeSeconds: undefined,
+    metricsPort: undefined,
     ...withoutUndefined(overrides),
     upstreams: overrides.upstreams.map((u) => u.replace(/\/+$/, "")),
   };

@@ -14,7 +14,9 @@ import { HeadCache } from "./rpc/head-cache.js";
 import { RpcProxy } from "./rpc/rpc-proxy.js";
 import { callUpstream, unwrap } from "./rpc/upstream-rpc.js";
 import { AdminApi } from "./server/admin-api.js";
+import { callerOf } from "./server/caller.js";
 import { GatewayHttpServer } from "./server/http-server.js";
+import { isLoopback, listenMetrics, type MetricsListener } from "./server/metrics-server.js";
 import { GatewayWsServer } from "./server/ws-server.js";
 import { UpstreamPool } from "./upstream/upstream-pool.js";
 
@@ -25,6 +27,8 @@ export interface Gateway {
   readonly url: string;
   /** `ws://addr:port` once started. */
   readonly wsUrl: string;
+  /** Where `GET /metrics` is served once started (`null`: off). */
+  readonly metricsUrl: string | null;
   readonly keys: ApiKeyStore;
   readonly metrics: GatewayMetrics;
   /** The cache of head-dependent reads (`heads.live` while its subscription serves answers). */
@@ -70,12 +74,13 @@ export async function createGateway(
   for (const registry of dependencies.extraMetrics ?? []) metrics.include(registry);
   const limiter: RateLimiter =
     config.redisUrl === undefined
-      ? new MemoryRateLimiter()
+      ? new MemoryRateLimiter(clock)
       : new RedisRateLimiter(config.redisUrl, config.redisKeyPrefix);
   const pool = new UpstreamPool(config.upstreams, {
     intervalMs: config.healthIntervalMs,
     maxLagBlocks: config.maxLagBlocks,
     timeoutMs: config.upstreamTimeoutMs,
+    maxResponseBytes: config.maxResponseBytes,
     log: log.child({ module: "upstream" }),
     metrics,
   });
@@ -92,12 +97,15 @@ export async function createGateway(
       ),
   });
   const heads = new HeadCache(pool, log.child({ module: "head-cache" }), metrics);
-  const proxy = new RpcProxy(pool, log.child({ module: "proxy" }), heads);
+  const proxy = new RpcProxy(pool, log.child({ module: "proxy" }), heads, config.maxResponseBytes);
   let chainId: number | undefined;
   const http = new GatewayHttpServer(config, {
     access,
     proxy,
-    admin: config.adminToken === undefined ? undefined : new AdminApi(keys, config.adminToken),
+    admin:
+      config.adminToken === undefined
+        ? undefined
+        : new AdminApi(keys, config.adminToken, (req) => callerOf(req, config.trustProxy).ip, clock),
     rest: createRestApi({
       database: config.databaseUrl !== undefined || !ownsDatabase ? database : undefined,
       rpc: async (method, params) => unwrap((await callUpstream(pool, [{ method, params }]))[0]),
@@ -121,6 +129,7 @@ export async function createGateway(
     log: log.child({ module: "ws" }),
   });
   let url = "";
+  let metricsListener: MetricsListener | undefined;
 
   const learnChainId = async () => {
     if (chainId !== undefined || !pool.anyHealthy) return;
@@ -141,6 +150,12 @@ export async function createGateway(
     get wsUrl() {
       return url.replace(/^http/, "ws");
     },
+    get metricsUrl() {
+      if (metricsListener !== undefined) return metricsListener.url;
+      return url !== "" && isLoopback(config.addr) && config.metricsPort === undefined
+        ? `${url}/metrics`
+        : null;
+    },
     async start() {
       await keys.migrate();
       if (limiter instanceof RedisRateLimiter) {
@@ -154,12 +169,18 @@ export async function createGateway(
       heads.start();
       pool.onCheck(() => heads.recheck());
       url = await http.listen();
+      if (config.metricsPort !== undefined) {
+        metricsListener = await listenMetrics(metrics, config.metricsAddr, config.metricsPort);
+      } else if (!isLoopback(config.addr)) {
+        log.warn("metrics are off: the public port is not loopback and no metrics port is set");
+      }
       log.info({ url, upstreams: config.upstreams.length, limiter: limiter.kind }, "gateway listening");
     },
     async stop() {
       heads.stop();
       await ws.close();
       await http.close();
+      await metricsListener?.close();
       pool.stop();
       await limiter.close();
       if (ownsDatabase) await database.close();

@@ -10,6 +10,10 @@ describe("indexer metrics", () => {
     subscribed: true,
     reorgs: 1,
     lastError: null,
+    health: "ok",
+    failingBlock: null,
+    consecutiveFailures: 0,
+    failures: 0,
   };
   let server: MetricsServer;
   beforeAll(async () => {
@@ -32,6 +36,12 @@ describe("indexer metrics", () => {
     expect(second).toMatch(/^strata_indexer_lag_blocks 0$/m);
     expect(second).toMatch(/^strata_indexer_head_block -1$/m);
     expect(second).toMatch(/^strata_indexer_subscribed 0$/m);
+    expect(second).toMatch(/^strata_indexer_failed 0$/m);
+    status = { ...status, health: "failed", failingBlock: 43, consecutiveFailures: 5, failures: 7 };
+    const failed = await (await fetch(server.url)).text();
+    expect(failed).toMatch(/^strata_indexer_failed 1$/m);
+    expect(failed).toMatch(/^strata_indexer_failing_block 43$/m);
+    expect(failed).toMatch(/^strata_indexer_failed_rounds 7$/m);
   });
 
   it("answers 404 off /metrics and 405 for other methods", async () => {

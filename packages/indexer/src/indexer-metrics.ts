@@ -26,6 +26,21 @@ export function createIndexerMetrics(status: () => IndexerStatus): Registry {
     s.subscribed ? 1 : 0,
   );
   gauge("strata_indexer_reorgs", "Reorganisations handled since the indexer started", (s) => s.reorgs);
+  gauge(
+    "strata_indexer_failed",
+    "1 once a block failed to index after every retry (the index is halted at the last good block)",
+    (s) => (s.health === "failed" ? 1 : 0),
+  );
+  gauge(
+    "strata_indexer_failing_block",
+    "The block failing rounds are trying to index (-1 while rounds succeed)",
+    (s) => s.failingBlock ?? -1,
+  );
+  gauge(
+    "strata_indexer_failed_rounds",
+    "Failed indexing rounds since the indexer started",
+    (s) => s.failures,
+  );
   return registry;
 }
 

@@ -50,6 +50,8 @@ describe("indexer on PostgreSQL", () => {
 
     const c = await counts(db);
     expect(c.blocks).toBe(BigInt(head + 1));
+    expect((await indexerDb.chainFigures(db)).totalTransactions).toBe(c.transactions);
+    expect((await indexerDb.chainFigures(db)).totalAddresses).toBe(c.addresses);
     expect(c.transactions).toBe(4n);
     expect(c.receipts).toBe(4n);
     expect(c.contracts).toBe(1n);
@@ -202,6 +204,11 @@ describe("indexer on PostgreSQL", () => {
         })),
       );
       expect(blocks.map((b) => b.hash)).toEqual(remote.map((b) => b.hash));
+      // The totals kept by the writes followed the rewind.
+      const [totals] = await db.query<{ transactions: bigint; addresses: bigint }>(
+        "SELECT transactions, addresses FROM index_totals",
+      );
+      expect(totals).toEqual({ transactions: c.transactions, addresses: c.addresses });
     } finally {
       await other.stop();
     }

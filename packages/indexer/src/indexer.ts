@@ -27,7 +27,28 @@ export interface IndexerOptions {
   readonly logLevel?: string;
   /** Called with each backfill progress report, besides the log line. */
   readonly onProgress?: (progress: BackfillProgress) => void;
+  /** How a failing round is retried before the indexer reports itself failed. */
+  readonly retry?: RetryPolicy;
 }
+
+/**
+ * Retries of a round that fails (a block that cannot be fetched, built or written): `attempts`
+ * tries with a delay doubling from `initialDelayMs` up to `maxDelayMs`, then the indexer is `failed`
+ * and tries again every `failedRetryMs`, each attempt logged at error level.
+ */
+export interface RetryPolicy {
+  /** Consecutive failed attempts before the state becomes `failed` (default 5). */
+  readonly attempts?: number;
+  /** Delay after the first failure (default 1,000 ms). */
+  readonly initialDelayMs?: number;
+  /** Longest delay between attempts before `failed` (default 30,000 ms). */
+  readonly maxDelayMs?: number;
+  /** Delay between attempts once `failed` (default 300,000 ms). */
+  readonly failedRetryMs?: number;
+}
+
+/** `ok` while rounds succeed, `retrying` after a failed one, `failed` once the retries ran out. */
+export type IndexerHealth = "ok" | "retrying" | "failed";
 
 /** A backfill progress report. */
 export interface BackfillProgress {
@@ -52,13 +73,22 @@ export interface IndexerStatus {
   readonly reorgs: number;
   /** The last error met (cleared by the next committed block). */
   readonly lastError: string | null;
+  /** Whether rounds succeed, are being retried, or failed past the retry policy. */
+  readonly health: IndexerHealth;
+  /** The block the failing rounds were trying to index (`null` while `ok`). */
+  readonly failingBlock: number | null;
+  /** Failed attempts in a row (0 while `ok`). */
+  readonly consecutiveFailures: number;
+  /** Failed rounds since start. */
+  readonly failures: number;
 }
 
 const SIDE_REFRESH_MS = 15_000;
 const PREFETCH = 3;
 const BACKFILL_BLOCKS = 10n;
 const STATUS_LOG_MS = 60_000;
-const RETRY_MS = 1_000;
+const RETRY_DEFAULTS = { attempts: 5, initialDelayMs: 1_000, maxDelayMs: 30_000, failedRetryMs: 300_000 };
+const MAX_ERROR_TEXT = 500;
 const hex = (n: bigint) => `0x${n.toString(16)}`;
 
 /**
@@ -80,6 +110,8 @@ export class Indexer {
   #head: bigint | null = null;
   #reorgs = 0;
   #lastError: string | null = null;
+  #consecutiveFailures = 0;
+  #failures = 0;
   #heads: HeadSubscription | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
@@ -128,6 +160,10 @@ export class Indexer {
       subscribed: this.#heads?.connected ?? false,
       reorgs: this.#reorgs,
       lastError: this.#lastError,
+      health: this.#health(),
+      failingBlock: this.#consecutiveFailures === 0 ? null : Number(this.#tip + 1n),
+      consecutiveFailures: this.#consecutiveFailures,
+      failures: this.#failures,
     };
   }
 
@@ -153,18 +189,63 @@ export class Indexer {
     return this.status();
   }
 
+  #health(): IndexerHealth {
+    if (this.#consecutiveFailures === 0) return "ok";
+    const attempts = this.#options.retry?.attempts ?? RETRY_DEFAULTS.attempts;
+    return this.#consecutiveFailures >= attempts ? "failed" : "retrying";
+  }
+
   async #loop(): Promise<void> {
     while (!this.#stopped) {
       try {
         const caughtUp = await this.#step();
+        if (this.#consecutiveFailures > 0) {
+          this.#log.info({ block: Number(this.#tip) }, "indexing recovered at block %d", Number(this.#tip));
+          this.#consecutiveFailures = 0;
+        }
         if (caughtUp) await this.#sleep(this.#options.pollIntervalMs ?? 2_000);
       } catch (error) {
-        this.#lastError = error instanceof Error ? error.message : String(error);
-        this.#log.warn({ err: this.#lastError }, "indexing failed; retrying");
-        await this.#reload().catch(() => {});
-        await this.#sleep(RETRY_MS);
+        if (this.#stopped) return;
+        await this.#failed(error);
       }
     }
+  }
+
+  /**
+   * A failed round: retried with a doubling delay, then `failed`, and from then on retried every
+   * `failedRetryMs` with each attempt logged as an error. A block is never skipped: every later block
+   * is written against its parent, so the index stops at the last good block, visibly.
+   */
+  async #failed(error: unknown): Promise<void> {
+    const policy = { ...RETRY_DEFAULTS, ...this.#options.retry };
+    const message = error instanceof Error ? error.message : String(error);
+    this.#lastError = message.length > MAX_ERROR_TEXT ? `${message.slice(0, MAX_ERROR_TEXT)}…` : message;
+    this.#consecutiveFailures++;
+    this.#failures++;
+    const block = Number(this.#tip + 1n);
+    const fields = { block, attempt: this.#consecutiveFailures, err: this.#lastError };
+    let delay: number;
+    if (this.#consecutiveFailures < policy.attempts) {
+      delay = Math.min(policy.initialDelayMs * 2 ** (this.#consecutiveFailures - 1), policy.maxDelayMs);
+      this.#log.warn(
+        { ...fields, retryInMs: delay },
+        "indexing block %d failed; retrying in %d ms",
+        block,
+        delay,
+      );
+    } else {
+      delay = policy.failedRetryMs;
+      this.#log.error(
+        { ...fields, retryInMs: delay },
+        "indexing FAILED at block %d after %d attempts; the index stays at block %d, next attempt in %d ms",
+        block,
+        this.#consecutiveFailures,
+        Number(this.#tip),
+        delay,
+      );
+    }
+    await this.#reload().catch(() => {});
+    await this.#sleep(delay);
   }
 
   #sleep(ms: number): Promise<void> {

@@ -19,6 +19,7 @@ import { Follower } from "./follower/follower.js";
 import { forwardedMethods } from "./follower/forwarding.js";
 import { SourceClient } from "./follower/source-client.js";
 import { createLogger } from "./logger.js";
+import { isLoopback, type MetricsServer, serveMetricsEndpoint } from "./metrics/metrics-server.js";
 import { NodeMetrics } from "./metrics/node-metrics.js";
 import { DePINNodeService } from "./modules/depin/depin-nodes.js";
 import { PredictionService } from "./modules/oracle/prediction-service.js";
@@ -64,6 +65,8 @@ export interface StrataNode {
   rpcUrl: string;
   /** The WebSocket JSON-RPC URL (same port), once started. */
   wsUrl: string;
+  /** Where `GET /metrics` is served once started (`null`: off, see `rpc.metricsPort`). */
+  metricsUrl: string | null;
   /** Live figures: head, pool size, WebSocket connections and subscriptions. */
   status(): NodeStatus;
   start(): Promise<void>;
@@ -206,7 +209,15 @@ export async function createNode(
     logger.child({ module: "rpc" }),
     (method, seconds, failed) => metrics.observeRequest(method, seconds, failed),
   );
-  const http: HttpRpcServer = new HttpRpcServer(dispatcher, config.rpc, metrics, options.gate);
+  // /metrics stays off a public JSON-RPC port: on its own listener, or on a loopback RPC port only.
+  const metricsOnRpcPort = config.rpc.metricsPort === null && isLoopback(config.rpc.addr);
+  let metricsServer: MetricsServer | undefined;
+  const http: HttpRpcServer = new HttpRpcServer(
+    dispatcher,
+    config.rpc,
+    metricsOnRpcPort ? metrics : undefined,
+    options.gate,
+  );
   const ws: WebSocketRpcServer = new WebSocketRpcServer(
     http.server,
     dispatcher,
@@ -229,6 +240,7 @@ export async function createNode(
     demo: null,
     rpcUrl: "",
     wsUrl: "",
+    metricsUrl: null,
     status: () => ({
       head: chain.head.header.number,
       pendingTransactions: pool.size,
@@ -237,6 +249,14 @@ export async function createNode(
     }),
     async start() {
       node.rpcUrl = await http.listen();
+      if (config.rpc.metricsPort !== null) {
+        metricsServer = await serveMetricsEndpoint(metrics, config.rpc.metricsAddr, config.rpc.metricsPort);
+        node.metricsUrl = metricsServer.url;
+      } else if (metricsOnRpcPort) {
+        node.metricsUrl = `${node.rpcUrl}/metrics`;
+      } else {
+        logger.warn("metrics are off: the JSON-RPC port is not loopback and no metrics port is set");
+      }
       node.wsUrl = node.rpcUrl.replace(/^http/, "ws");
       pool.start();
       if (follower) follower.start();
@@ -266,6 +286,7 @@ export async function createNode(
       subscriptions.close();
       filters.stop();
       await http.close();
+      await metricsServer?.close();
       await follower?.stop();
       await producer.stop();
       pool.stop();

@@ -1,3 +1,4 @@
+export * from "./batch-budget.js";
 export * from "./envelope.js";
 export * from "./errors.js";
 export * from "./hex.js";

@@ -197,12 +197,18 @@ async function startStack(
   printSummary(stack, settings, out);
 }
 
-/** Revokes the previous run's explorer key and creates a fresh Enterprise one (the page must not be throttled). */
-async function explorerKey(keys: ApiKeyStore): Promise<string> {
+/** Tier of the explorer page's key: the key is in /config.json for anyone who opens the page. */
+export const EXPLORER_KEY_TIER = "developer";
+
+/**
+ * Revokes the previous run's explorer key and creates a fresh one of {@link EXPLORER_KEY_TIER}: the page
+ * needs more than the keyless 10 calls a second, but whatever it publishes must stay limited.
+ */
+export async function explorerKey(keys: ApiKeyStore): Promise<string> {
   for (const key of await keys.list()) {
     if (key.label === EXPLORER_KEY_LABEL && key.revokedAt === null) await keys.revoke(key.id);
   }
-  return (await keys.create("enterprise", EXPLORER_KEY_LABEL)).key;
+  return (await keys.create(EXPLORER_KEY_TIER, EXPLORER_KEY_LABEL)).key;
 }
 
 function printSummary(stack: DevStack, settings: DevSettings, out: (line: string) => void): void {

@@ -1,7 +1,11 @@
+import { readFileSync } from "node:fs";
 import { createGateway, GatewayConfigError, type GatewayConfigOverrides } from "@strata/gateway";
 import { type FlagSpec, type FlagValues, formatFlags, intFlag, parseFlags } from "../flags.js";
 import { untilSignal } from "../signals.js";
 import { UsageError } from "../usage-error.js";
+
+/** Shortest admin token accepted: 32 characters (e.g. `openssl rand -hex 16`). */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
 
 /** Flags of `strata gateway`. */
 export const GATEWAY_FLAGS: Record<string, FlagSpec> = {
@@ -26,14 +30,29 @@ export const GATEWAY_FLAGS: Record<string, FlagSpec> = {
   },
   "admin-token": {
     type: "string",
-    description: "bearer token of the /admin/keys API (default: admin API off)",
+    description: `bearer token of the /admin/keys API, at least ${MIN_ADMIN_TOKEN_LENGTH} characters (default: admin API off); prefer STRATA_ADMIN_TOKEN or --admin-token-file: a command line is visible to every user of the machine`,
   },
+  "admin-token-file": {
+    type: "string",
+    description:
+      "read the admin token from this file (first line; keep it readable by the gateway's user only)",
+  },
+  "metrics-port": {
+    type: "string",
+    description:
+      "serve GET /metrics on this port of --metrics-addr only (default: on the main port while --addr is loopback, else off)",
+  },
+  "metrics-addr": { type: "string", description: "listen address of --metrics-port (default 127.0.0.1)" },
   "cors-origin": { type: "string", description: "Access-Control-Allow-Origin value (default *)" },
   "limiter-failure": {
     type: "string",
     description: "open | closed: what happens to requests while Redis is unreachable (default open)",
   },
-  "trust-proxy": { type: "boolean", description: "take the client IP from X-Forwarded-For (behind a proxy)" },
+  "trust-proxy": {
+    type: "string",
+    description:
+      "N proxies in front append to X-Forwarded-For: the client IP is the Nth entry from the right (default 0: socket address)",
+  },
   "log-level": { type: "string", description: "trace | debug | info | warn | error | silent (default info)" },
   help: { type: "boolean", description: "print this help" },
 };
@@ -76,12 +95,52 @@ export function gatewayConfigFromFlags(values: FlagValues): GatewayConfigOverrid
     ...keyDatabaseFrom(values),
     ...(redisUrl === undefined || redisUrl === "" ? {} : { redisUrl }),
     ...(typeof values.addr === "string" ? { addr: values.addr } : {}),
-    ...(typeof values["admin-token"] === "string" ? { adminToken: values["admin-token"] } : {}),
+    ...adminTokenFrom(values),
+    ...(values["metrics-port"] === undefined
+      ? {}
+      : { metricsPort: intFlag(values, "metrics-port", 0, 0, 65535) }),
+    ...(typeof values["metrics-addr"] === "string" ? { metricsAddr: values["metrics-addr"] } : {}),
     ...(typeof values["cors-origin"] === "string" ? { corsOrigin: values["cors-origin"] } : {}),
     ...(failure === undefined ? {} : { limiterFailure: failure }),
-    ...(values["trust-proxy"] === true ? { trustProxy: true } : {}),
+    ...(values["trust-proxy"] === undefined ? {} : { trustProxy: trustProxyHops(values["trust-proxy"]) }),
     ...(typeof values["log-level"] === "string" ? { logLevel: values["log-level"] } : {}),
   };
+}
+
+/**
+ * The admin token: `--admin-token-file` (first line), else `--admin-token` / `STRATA_ADMIN_TOKEN`; at
+ * least {@link MIN_ADMIN_TOKEN_LENGTH} characters.
+ */
+function adminTokenFrom(values: FlagValues): { adminToken?: string } {
+  const file = values["admin-token-file"];
+  let token: string | undefined;
+  if (typeof file === "string") {
+    try {
+      token = readFileSync(file, "utf8").split(/\r?\n/)[0]?.trim();
+    } catch (error) {
+      throw new UsageError(`--admin-token-file: ${(error as Error).message}`);
+    }
+  } else if (typeof values["admin-token"] === "string") {
+    token = values["admin-token"].trim();
+  }
+  if (token === undefined) return {};
+  if (token.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new UsageError(
+      `--admin-token: at least ${MIN_ADMIN_TOKEN_LENGTH} characters required, got ${token.length} (e.g. openssl rand -hex 16)`,
+    );
+  }
+  return { adminToken: token };
+}
+
+/** `--trust-proxy N`: a hop count 0..32 (`true` is one hop, `false` none). */
+function trustProxyHops(value: FlagValues[string]): number {
+  if (value === true || value === "true") return 1;
+  if (value === false || value === "false") return 0;
+  const hops = Number(value);
+  if (typeof value !== "string" || !/^\d+$/.test(value) || hops > 32) {
+    throw new UsageError(`--trust-proxy: expected a number of proxies 0..32, got "${String(value)}"`);
+  }
+  return hops;
 }
 
 /** `strata gateway`: serves until SIGINT/SIGTERM, printing `ready <url>` per endpoint once it serves. */
@@ -90,6 +149,11 @@ export async function runGateway(argv: readonly string[], out: (line: string) =>
   if (values.help) {
     out(GATEWAY_HELP);
     return 0;
+  }
+  if (argv.some((arg) => arg === "--admin-token" || arg.startsWith("--admin-token="))) {
+    process.stderr.write(
+      "strata gateway: warning: --admin-token on the command line can be read by other users of this machine (ps, /proc); use STRATA_ADMIN_TOKEN or --admin-token-file\n",
+    );
   }
   const overrides = gatewayConfigFromFlags(values);
   let gateway: Awaited<ReturnType<typeof createGateway>>;

@@ -35,6 +35,8 @@ export const INDEXER_HELP = `Usage: strata indexer --rpc URL [flags]
 Indexes a Strata node into PostgreSQL (blocks, transactions, receipts, logs, addresses, contracts,
 ERC-20 tokens and transfers, validators, DePIN nodes, oracle prices and predictions), backfilling
 from the last indexed block and then following new heads. Safe to stop or kill at any time.
+A block that fails to index is retried 5 times (backoff 1 s .. 30 s), then the indexer reports
+itself failed (error log, strata_indexer_failed 1) and retries every 5 minutes; it never skips a block.
 
 Flags (each also read from STRATA_<FLAG>, e.g. STRATA_DATABASE_URL):
 ${formatFlags(INDEXER_FLAGS)}`;

@@ -4,7 +4,6 @@ import {
   ApiKeyStore,
   type Clock,
   GATEWAY_DEFAULTS,
-  InvalidApiKeyError,
   keyDatabaseDir,
   MemoryRateLimiter,
   type RateLimiter,
@@ -88,7 +87,7 @@ export async function openNodeAccess(
   });
   const limiter: RateLimiter =
     settings.redisUrl === undefined
-      ? new MemoryRateLimiter()
+      ? new MemoryRateLimiter(clock)
       : new RedisRateLimiter(settings.redisUrl, settings.redisKeyPrefix ?? GATEWAY_DEFAULTS.redisKeyPrefix);
   if (limiter instanceof RedisRateLimiter)
     await limiter.ready().catch((error: unknown) => warn(error, "redis is not reachable yet"));
@@ -106,10 +105,6 @@ export async function openNodeAccess(
   });
   const gate: RequestGate = {
     authorize: (caller, cost) => access.authorize(caller, cost),
-    async admit(caller) {
-      const identity = await access.identify(caller);
-      return identity instanceof InvalidApiKeyError ? identity : undefined;
-    },
   };
   return {
     gate,

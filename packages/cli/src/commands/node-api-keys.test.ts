@@ -233,15 +233,20 @@ describe("a node started with --api-keys", () => {
     expect(four.status).toBe(200);
     expect(four.json.map((r: { id: number }) => r.id)).toEqual([0, 1, 2, 3]);
     expect(four.headers.get("ratelimit-remaining")).toBe("0");
+    // A WebSocket upgrade is a call too: with the second used up, no socket.
+    const upgrade = await refusedUpgrade(node.wsUrl);
+    expect(upgrade.status).toBe(429);
+    expect(JSON.parse(upgrade.body).error).toMatchObject({ code: -32005, message: "limit exceeded" });
   });
 
   it("answers an over-limit WebSocket message with the limit error and keeps the socket open", async () => {
     nextSecond();
+    // The upgrade counts as one call, the subscription as another.
     const client = await WsClient.open(node.wsUrl);
     try {
       const sub = await client.call("eth_subscribe", ["newHeads"]);
       expect(sub.result).toMatch(/^0x[0-9a-f]+$/);
-      for (let i = 0; i < 9; i++) expect((await client.call("eth_chainId")).result).toBe("0x539");
+      for (let i = 0; i < 8; i++) expect((await client.call("eth_chainId")).result).toBe("0x539");
       const refused = await client.call("eth_chainId");
       expect(refused.error).toMatchObject({
         code: -32005,

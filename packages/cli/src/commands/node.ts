@@ -20,6 +20,12 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
   datadir: { type: "string", description: "chain data directory (default .strata/<network>)" },
   "rpc.addr": { type: "string", description: "JSON-RPC listen address (default 127.0.0.1)" },
   "rpc.port": { type: "string", description: "JSON-RPC port, HTTP and WebSocket (default 8545)" },
+  "metrics.port": {
+    type: "string",
+    description:
+      "serve GET /metrics on this port of --metrics.addr only (default: on the JSON-RPC port while --rpc.addr is loopback, else off)",
+  },
+  "metrics.addr": { type: "string", description: "listen address of --metrics.port (default 127.0.0.1)" },
   "rpc.txfeecap": {
     type: "string",
     description: "largest tx fee accepted, in wei; 0 disables (default 1 STRA)",
@@ -135,6 +141,10 @@ export function nodeConfigFromFlags(values: FlagValues) {
       rpc: {
         ...(values["rpc.addr"] === undefined ? {} : { addr: values["rpc.addr"] as string }),
         port: intFlag(values, "rpc.port", 8545, 0, 65535),
+        ...(values["metrics.port"] === undefined
+          ? {}
+          : { metricsPort: intFlag(values, "metrics.port", 0, 0, 65535) }),
+        ...(values["metrics.addr"] === undefined ? {} : { metricsAddr: values["metrics.addr"] as string }),
         ...(feeCap === undefined ? {} : { txFeeCap: BigInt(feeCap as string) }),
         ...(values["rpc.call-workers"] === undefined
           ? {}

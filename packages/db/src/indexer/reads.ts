@@ -147,8 +147,9 @@ export async function chainFigures(q: Queryable): Promise<ChainFigures> {
             min(timestamp) AS oldest, count(*)::int8 AS blocks, sum(transaction_count)::int8 AS txs
        FROM (SELECT number, timestamp, transaction_count FROM blocks WHERE number > 0 ORDER BY number DESC LIMIT 100) w`,
   );
+  // Kept by the writes (index_totals), never counted here: a count would scan both tables.
   const [totals] = await q.query<{ txs: bigint; addresses: bigint }>(
-    "SELECT (SELECT count(*) FROM transactions)::int8 AS txs, (SELECT count(*) FROM addresses)::int8 AS addresses",
+    "SELECT transactions AS txs, addresses FROM index_totals WHERE id = 1",
   );
   return {
     blockNumber: window?.head ?? null,
@@ -251,14 +252,33 @@ export function addressTransactions(
   );
 }
 
-/** How many transactions `address` sent or received. */
-export async function addressTransactionCount(q: Queryable, address: string): Promise<bigint> {
+/**
+ * Most rows a REST figure counts: beyond it the figure is this bound and flagged as a lower bound, so
+ * one request never counts millions of rows.
+ */
+export const MAX_COUNTED = 10_000;
+
+/** A count up to {@link MAX_COUNTED}: `atLeast` when there are more rows than that. */
+export interface BoundedCount {
+  readonly count: bigint;
+  readonly atLeast: boolean;
+}
+
+function bounded(n: bigint | undefined): BoundedCount {
+  const count = n ?? 0n;
+  return count > BigInt(MAX_COUNTED)
+    ? { count: BigInt(MAX_COUNTED), atLeast: true }
+    : { count, atLeast: false };
+}
+
+/** How many transactions `address` sent or received, counted up to {@link MAX_COUNTED}. */
+export async function addressTransactionCount(q: Queryable, address: string): Promise<BoundedCount> {
   const [row] = await q.query<{ n: bigint }>(
-    `SELECT ((SELECT count(*) FROM transactions WHERE from_address = $1)
-           + (SELECT count(*) FROM transactions WHERE to_address = $1 AND from_address <> $1))::int8 AS n`,
-    [address],
+    `SELECT ((SELECT count(*) FROM (SELECT 1 FROM transactions WHERE from_address = $1 LIMIT $2) s)
+           + (SELECT count(*) FROM (SELECT 1 FROM transactions WHERE to_address = $1 AND from_address <> $1 LIMIT $2) r))::int8 AS n`,
+    [address, MAX_COUNTED + 1],
   );
-  return row?.n ?? 0n;
+  return bounded(row?.n);
 }
 
 /** Token transfers from or to `address`, newest first, strictly before `before`. */
@@ -318,22 +338,31 @@ export function tokensBySymbol(q: Queryable, symbol: string): Promise<StoredToke
   );
 }
 
-/** Transfer count and holder count (addresses with a positive balance) of a token. */
+/**
+ * Transfer count (up to {@link MAX_COUNTED}) and holder count (addresses with a positive balance) of
+ * a token. Holders are summed from every transfer, so they are counted only while the token has at
+ * most {@link MAX_COUNTED} transfers (`null` beyond).
+ */
 export async function tokenFigures(
   q: Queryable,
   token: string,
-): Promise<{ transfers: bigint; holders: bigint }> {
-  const [row] = await q.query<{ transfers: bigint; holders: bigint }>(
-    `SELECT (SELECT count(*) FROM token_transfers WHERE token = $1)::int8 AS transfers,
-            (SELECT count(*) FROM (
-               SELECT holder FROM (
-                 SELECT to_address AS holder, value FROM token_transfers WHERE token = $1
-                 UNION ALL SELECT from_address, -value FROM token_transfers WHERE token = $1) m
-               WHERE holder <> '0x0000000000000000000000000000000000000000'
-               GROUP BY holder HAVING sum(value) > 0) h)::int8 AS holders`,
+): Promise<{ transfers: BoundedCount; holders: bigint | null }> {
+  const [counted] = await q.query<{ n: bigint }>(
+    "SELECT count(*)::int8 AS n FROM (SELECT 1 FROM token_transfers WHERE token = $1 LIMIT $2) t",
+    [token, MAX_COUNTED + 1],
+  );
+  const transfers = bounded(counted?.n);
+  if (transfers.atLeast) return { transfers, holders: null };
+  const [row] = await q.query<{ holders: bigint }>(
+    `SELECT count(*)::int8 AS holders FROM (
+       SELECT holder FROM (
+         SELECT to_address AS holder, value FROM token_transfers WHERE token = $1
+         UNION ALL SELECT from_address, -value FROM token_transfers WHERE token = $1) m
+       WHERE holder <> '0x0000000000000000000000000000000000000000'
+       GROUP BY holder HAVING sum(value) > 0) h`,
     [token],
   );
-  return { transfers: row?.transfers ?? 0n, holders: row?.holders ?? 0n };
+  return { transfers, holders: row?.holders ?? 0n };
 }
 
 /** Transfers of one token, newest first, strictly before `before`. */

@@ -1,6 +1,13 @@
 import type { Database, Queryable } from "../database.js";
 import { ChainIdMismatchError, IndexerStateConflictError } from "./errors.js";
 import type { IndexedBlock, IndexerState } from "./rows.js";
+import {
+  MAX_REVERT_REASON,
+  MAX_TOKEN_TEXT,
+  storableJson,
+  storableText,
+  storableTextOrNull,
+} from "./safe-text.js";
 
 /*
  * Writes of the indexer. A block is ONE statement: a chain of data-modifying CTEs fed by one JSON
@@ -15,7 +22,8 @@ const insert = (table: string, suffix = "") =>
   `${table}_rows AS (INSERT INTO ${table} SELECT r.* FROM state, json_populate_recordset(NULL::${table}, $3::json->'${table}') r ${suffix})`;
 
 const CONFLICTS: Record<string, string> = {
-  addresses: "ON CONFLICT (address) DO NOTHING",
+  // RETURNING: the addresses seen for the first time are added to index_totals.
+  addresses: "ON CONFLICT (address) DO NOTHING RETURNING 1",
   tokens: "ON CONFLICT (address) DO NOTHING",
   validator_snapshots: `ON CONFLICT (address, epoch) DO UPDATE SET block_number = EXCLUDED.block_number, stake = EXCLUDED.stake,
       self_stake = EXCLUDED.self_stake, delegated_stake = EXCLUDED.delegated_stake, commission = EXCLUDED.commission,
@@ -37,7 +45,10 @@ function writeStatement(tables: readonly string[]): string {
      WHERE id = 1 AND block_number = $1 - 1 AND set_config('synchronous_commit', 'off', true) IS NOT NULL
      RETURNING id),
   blocks_row AS (INSERT INTO blocks SELECT r.* FROM state, json_populate_record(NULL::blocks, $3::json->'blocks') r)
-  ${tables.map((t) => `, ${insert(t, CONFLICTS[t])}`).join("\n  ")}
+  ${tables.map((t) => `, ${insert(t, CONFLICTS[t])}`).join("\n  ")},
+  totals_row AS (UPDATE index_totals SET transactions = transactions + $4,
+      addresses = addresses + ${tables.includes("addresses") ? "(SELECT count(*) FROM addresses_rows)" : "0"}
+     FROM state WHERE index_totals.id = 1)
 SELECT count(*)::int4 AS written FROM state`;
     statements.set(key, sql);
   }
@@ -85,7 +96,7 @@ function blockDocument(data: IndexedBlock) {
       cumulative_gas_used: r.cumulativeGasUsed.toString(),
       effective_gas_price: text(r.effectiveGasPrice),
       contract_address: r.contractAddress,
-      revert_reason: r.revertReason,
+      revert_reason: storableTextOrNull(r.revertReason, MAX_REVERT_REASON),
     })),
     logs: data.logs.map((l) => ({
       block_number: n,
@@ -108,8 +119,8 @@ function blockDocument(data: IndexedBlock) {
     })),
     tokens: data.tokens.map((k) => ({
       address: k.address,
-      name: k.name,
-      symbol: k.symbol,
+      name: storableTextOrNull(k.name, MAX_TOKEN_TEXT),
+      symbol: storableTextOrNull(k.symbol, MAX_TOKEN_TEXT),
       decimals: k.decimals,
       total_supply: text(k.totalSupply),
       block_number: n,
@@ -138,7 +149,7 @@ function blockDocument(data: IndexedBlock) {
       jailed: v.jailed,
     })),
     oracle_prices: data.oraclePrices.map((o) => ({
-      asset: o.asset,
+      asset: storableText(o.asset, MAX_TOKEN_TEXT),
       observed_at: o.observedAt.toString(),
       price: o.price,
       round_id: o.roundId.toString(),
@@ -203,6 +214,7 @@ export async function writeBlock(db: Queryable, data: IndexedBlock): Promise<voi
     block.number,
     block.hash,
     JSON.stringify(document),
+    data.transactions.length,
   ]);
   if (row?.written !== 1) throw new IndexerStateConflictError(block.number - 1n, block.number);
 }
@@ -224,9 +236,21 @@ const BLOCK_TABLES = [
  */
 export async function rewindTo(db: Database, number: bigint, hash: string | null): Promise<void> {
   await db.transaction(async (tx) => {
+    const deleted = async (sql: string) => {
+      const [row] = await tx.query<{ n: bigint }>(
+        `WITH d AS (${sql} RETURNING 1) SELECT count(*)::int8 AS n FROM d`,
+        [number],
+      );
+      return row?.n ?? 0n;
+    };
+    const transactions = await deleted("DELETE FROM transactions WHERE block_number > $1");
     for (const table of BLOCK_TABLES)
-      await tx.query(`DELETE FROM ${table} WHERE block_number > $1`, [number]);
-    await tx.query("DELETE FROM addresses WHERE first_block > $1", [number]);
+      if (table !== "transactions") await tx.query(`DELETE FROM ${table} WHERE block_number > $1`, [number]);
+    const addresses = await deleted("DELETE FROM addresses WHERE first_block > $1");
+    await tx.query(
+      "UPDATE index_totals SET transactions = transactions - $1, addresses = addresses - $2 WHERE id = 1",
+      [transactions, addresses],
+    );
     await tx.query("DELETE FROM blocks WHERE number > $1", [number]);
     await tx.query(
       "UPDATE indexer_state SET block_number = $1, block_hash = $2, updated_at = now() WHERE id = 1",
@@ -247,7 +271,7 @@ export async function replaceDePINNodes(
     await tx.query(
       `INSERT INTO depin_nodes (id, owner, type, region, status, data, updated_block)
        SELECT n->>'id', lower(n->>'owner'), n->>'type', n->>'region', n->>'status', n, $2 FROM jsonb_array_elements($1::jsonb) AS n`,
-      [JSON.stringify(nodes), blockNumber],
+      [storableJson(nodes), blockNumber],
     );
   });
 }
@@ -263,6 +287,6 @@ export async function insertPredictions(
     `INSERT INTO predictions (asset, horizon, timestamp, block_number, data)
      SELECT p->>'asset', (p->>'horizon')::int4, p->>'timestamp', $2, p FROM jsonb_array_elements($1::jsonb) AS p
      ON CONFLICT (asset, horizon, timestamp) DO NOTHING`,
-    [JSON.stringify(predictions), blockNumber],
+    [storableJson(predictions), blockNumber],
   );
 }

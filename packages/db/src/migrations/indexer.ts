@@ -158,9 +158,23 @@ CREATE TABLE predictions (
 );
 `;
 
+/*
+ * Totals the REST API shows on every overview (`GET /v1/chain`): kept by the block writes and the
+ * rewind instead of counted per request, which would scan whole tables.
+ */
+const TOTALS = `
+CREATE TABLE index_totals (
+  id int2 PRIMARY KEY CHECK (id = 1),
+  transactions int8 NOT NULL,
+  addresses int8 NOT NULL
+);
+INSERT INTO index_totals SELECT 1, (SELECT count(*) FROM transactions), (SELECT count(*) FROM addresses);
+`;
+
 /** The indexer's migrations, applied in order by {@link migrate}. */
 export const INDEXER_MIGRATIONS: readonly Migration[] = [
   { name: "indexer/001_chain", sql: CHAIN },
   { name: "indexer/002_tokens", sql: TOKENS },
   { name: "indexer/003_chain_modules", sql: MODULES },
+  { name: "indexer/004_totals", sql: TOTALS },
 ];

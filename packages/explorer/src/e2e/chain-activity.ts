@@ -1,9 +1,11 @@
-import { testTokenCreationCode } from "@strata/contracts";
+import { TestToken, testTokenCreationCode } from "@strata/contracts";
 import { type DevAccount, privateKeyHex } from "@strata/node";
 import {
+  concat,
   createPublicClient,
   createWalletClient,
   defineChain,
+  encodeAbiParameters,
   encodeFunctionData,
   erc20Abi,
   type Hex,
@@ -22,7 +24,14 @@ export interface Activity {
   readonly revertedTx: Hex;
   /** A payment through a forwarding contract: one internal call to `recipient`. */
   readonly forwardedTx: Hex;
+  /** An ERC-20 whose `name()` is {@link HOSTILE_NAME_BYTES} and whose symbol is "HST". */
+  readonly hostileToken: Hex;
 }
+
+/** A token name no text column takes as it is: "Evil", NUL, 0xff (invalid UTF-8), "Coin". */
+export const HOSTILE_NAME_BYTES = "0x4576696c00ff436f696e" as Hex;
+/** How the explorer shows {@link HOSTILE_NAME_BYTES}: NUL and the invalid byte are U+FFFD. */
+export const HOSTILE_NAME_SHOWN = "Evil\ufffd\ufffdCoin";
 
 /**
  * Creation code of a minimal contract whose every call forwards its value to `to`
@@ -99,6 +108,15 @@ export async function makeActivity(rpcUrl: string, accounts: readonly DevAccount
   );
   const forwarder = (await alice.client.getTransactionReceipt({ hash: forwarderDeploy })).contractAddress!;
   const forwardedTx = await alice.pay(forwarder, parseEther("0.125"));
+  // ABI `string` and `bytes` encode alike: the constructor takes the raw name bytes.
+  const hostileArgs = encodeAbiParameters(
+    [{ type: "bytes" }, { type: "string" }, { type: "uint256" }],
+    [HOSTILE_NAME_BYTES, "HST", parseEther("1")],
+  );
+  const hostileDeploy = await alice.mined(
+    await alice.wallet.sendTransaction({ data: concat([TestToken.bytecode, hostileArgs]) }),
+  );
+  const hostileToken = (await alice.client.getTransactionReceipt({ hash: hostileDeploy })).contractAddress!;
   return {
     sender: alice.address,
     recipient: bob,
@@ -107,5 +125,6 @@ export async function makeActivity(rpcUrl: string, accounts: readonly DevAccount
     tokenTransferTx,
     revertedTx,
     forwardedTx,
+    hostileToken: hostileToken.toLowerCase() as Hex,
   };
 }

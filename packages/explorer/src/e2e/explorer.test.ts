@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ExplorerServer, startExplorerServer } from "../static-server.js";
 import { launchBrowser } from "./browser.js";
 import { buildAppForTest } from "./build-app.js";
-import { type Activity, devWallet, makeActivity } from "./chain-activity.js";
+import { type Activity, devWallet, HOSTILE_NAME_SHOWN, makeActivity } from "./chain-activity.js";
 import { type ApiStack, openIndexDatabase, startDevNode } from "./real-stack.js";
 
 /** Screenshots land here (gitignored) for people to look at after a run. */
@@ -243,6 +243,14 @@ describe("block explorer in a browser", () => {
     await page.goto(`${explorer.url}/address/${activity.token}`);
     await page.getByRole("tab", { name: "Code" }).click();
     expect(await page.getByTestId("code").textContent()).toMatch(/^0x[0-9a-f]{100,}/);
+  });
+
+  it("shows a token whose name() returns NUL and invalid UTF-8 (hostile input)", async () => {
+    const page = await open(`/token/${activity.hostileToken}`);
+    await page.getByTestId("token-name").getByText(HOSTILE_NAME_SHOWN).waitFor();
+    const rest = await fetch(`${api.url}/v1/tokens/${activity.hostileToken}`);
+    expect(rest.status).toBe(200);
+    expect(await rest.json()).toMatchObject({ name: HOSTILE_NAME_SHOWN, symbol: "HST" });
   });
 
   it("shows internal calls when the node traces, and none for a plain payment", async () => {

@@ -93,7 +93,9 @@ export interface AddressInfo {
   code?: string | null;
   creator?: string | null;
   creationTransaction?: string | null;
+  /** Counted up to 10,000; `transactionCountIsLowerBound` when there are more. */
   transactionCount: number;
+  transactionCountIsLowerBound?: boolean;
   token?: Token | null;
 }
 
@@ -104,8 +106,11 @@ export interface Token {
   symbol: string | null;
   decimals: number | null;
   totalSupply: string | null;
+  /** Counted up to 10,000; `transferCountIsLowerBound` when there are more. */
   transferCount?: number;
-  holderCount?: number;
+  transferCountIsLowerBound?: boolean;
+  /** `null` when the token has more transfers than the API sums up. */
+  holderCount?: number | null;
 }
 
 /** A validator in `GET /v1/validators`. */

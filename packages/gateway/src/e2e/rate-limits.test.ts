@@ -109,6 +109,8 @@ describe("limits shared by two gateway instances on one Redis", () => {
   });
 
   it("refuses an unknown or revoked key with 401 and never downgrades it", async () => {
+    // An unknown key costs one Free-tier call of the caller's IP.
+    nextSecond();
     const unknown = await post(`${a.url}/rpc`, call("eth_chainId"), { "X-API-Key": "strata_not-a-key" });
     expect(unknown.status).toBe(401);
     expect(unknown.json.error).toEqual({ code: -32000, message: "invalid API key" });
@@ -125,10 +127,11 @@ describe("limits shared by two gateway instances on one Redis", () => {
 
   it("answers an over-limit WebSocket message with the limit error and keeps the socket open", async () => {
     nextSecond();
+    // The upgrade counts as one call, the subscription as another.
     const client = await WsClient.open(`${a.wsUrl}/ws`);
     const sub = await client.call("eth_subscribe", ["newHeads"]);
     expect(sub.result).toMatch(/^0x[0-9a-f]{32}$/);
-    for (let i = 0; i < 9; i++) expect((await client.call("eth_chainId")).result).toBe("0x539");
+    for (let i = 0; i < 8; i++) expect((await client.call("eth_chainId")).result).toBe("0x539");
     const refused = await client.call("eth_chainId");
     expect(refused.error).toMatchObject({
       code: -32005,
@@ -153,6 +156,7 @@ describe("limits shared by two gateway instances on one Redis", () => {
   });
 
   it("refuses a WebSocket upgrade with an invalid key", async () => {
+    nextSecond();
     await expect(WsClient.open(`${a.wsUrl}/ws`, { "X-API-Key": "strata_bogus" })).rejects.toThrow(/401/);
   });
 });

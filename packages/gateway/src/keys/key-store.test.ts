@@ -64,7 +64,7 @@ describe("API keys in PostgreSQL", () => {
 describe("admin API", () => {
   let node: TestNode;
   let gateway: Gateway;
-  const token = "admin-secret-token";
+  const token = "admin-secret-token-of-32-characters";
 
   beforeAll(async () => {
     node = await startTestNode();

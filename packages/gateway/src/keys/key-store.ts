@@ -49,7 +49,10 @@ interface CacheEntry {
   readonly expiresAt: number;
 }
 
-/** Bound on cached lookups (valid and invalid), so random keys cannot grow memory without limit. */
+/**
+ * Bound on cached lookups of each kind. Valid and unknown keys are cached apart, so a flood of random
+ * keys (which fills the unknown side, oldest first out) never pushes valid keys out of the cache.
+ */
 const MAX_CACHED = 10_000;
 
 /**
@@ -59,6 +62,7 @@ const MAX_CACHED = 10_000;
  */
 export class ApiKeyStore {
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly unknownCache = new Map<string, CacheEntry>();
 
   constructor(
     private readonly db: Database,
@@ -100,14 +104,28 @@ export class ApiKeyStore {
       [id],
     );
     this.cache.clear();
+    this.unknownCache.clear();
     return rows.length > 0;
+  }
+
+  /**
+   * The cached answer for `key` without asking the database: its record, `null` for a key cached as
+   * unknown or revoked, `undefined` when the cache does not know it (a lookup would query).
+   */
+  cached(key: string): ApiKeyRecord | null | undefined {
+    const cacheKey = hashApiKeyBase64(key);
+    const now = this.clock();
+    const known = this.cache.get(cacheKey);
+    if (known !== undefined && known.expiresAt > now) return known.record ?? null;
+    const unknown = this.unknownCache.get(cacheKey);
+    return unknown !== undefined && unknown.expiresAt > now ? null : undefined;
   }
 
   /** The active key matching `key`, or undefined for an unknown or revoked key. */
   async lookup(key: string): Promise<ApiKeyRecord | undefined> {
     const cacheKey = hashApiKeyBase64(key);
     const now = this.clock();
-    const cached = this.cache.get(cacheKey);
+    const cached = this.cache.get(cacheKey) ?? this.unknownCache.get(cacheKey);
     if (cached !== undefined && cached.expiresAt > now) return cached.record;
     const digest = Buffer.from(cacheKey, "base64");
     const rows = await this.db.query<KeyRow>("SELECT * FROM api_keys WHERE key_hash = $1", [digest]);
@@ -117,8 +135,10 @@ export class ApiKeyStore {
         ? toRecord(row)
         : undefined;
     if (this.cacheSeconds > 0) {
-      if (this.cache.size >= MAX_CACHED) this.cache.clear();
-      this.cache.set(cacheKey, { record, expiresAt: now + this.cacheSeconds * 1000 });
+      const cache = record === undefined ? this.unknownCache : this.cache;
+      cache.delete(cacheKey);
+      if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+      cache.set(cacheKey, { record, expiresAt: now + this.cacheSeconds * 1000 });
     }
     return record;
   }

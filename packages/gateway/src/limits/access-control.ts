@@ -6,6 +6,9 @@ import { TIER_LIMITS, type Tier } from "../keys/tiers.js";
 import type { GatewayMetrics } from "../metrics.js";
 import { type LimitOutcome, msUntilUtcMidnight, type RateLimiter } from "./rate-limiter.js";
 
+/** Bound on remembered refusals of IPs presenting unknown keys. */
+const MAX_REFUSED_IPS = 10_000;
+
 /** Who is asking: the `X-API-Key` value (if any) and the client's IP address. */
 export interface Caller {
   readonly apiKey: string | undefined;
@@ -18,15 +21,18 @@ export interface Identity {
   readonly subject: string;
 }
 
+/** A refusal, with the headers to send. */
+export interface AccessRefusal {
+  readonly allowed: false;
+  readonly tier: Tier | undefined;
+  readonly error: RpcError;
+  readonly headers: Record<string, string>;
+}
+
 /** The answer to "may this caller make `cost` calls now?", with the RateLimit-* headers to send. */
 export type AccessDecision =
   | { readonly allowed: true; readonly tier: Tier; readonly headers: Record<string, string> }
-  | {
-      readonly allowed: false;
-      readonly tier: Tier | undefined;
-      readonly error: RpcError;
-      readonly headers: Record<string, string>;
-    };
+  | AccessRefusal;
 
 /** Options of {@link AccessControl}. */
 export interface AccessControlOptions {
@@ -49,6 +55,8 @@ export interface AccessControlOptions {
  */
 export class AccessControl {
   private limiterDown = false;
+  /** IPs refused while presenting unknown keys, until their limit resets. */
+  private readonly refusedIps = new Map<string, { refusal: AccessRefusal; until: number }>();
 
   constructor(private readonly options: AccessControlOptions) {}
 
@@ -57,18 +65,43 @@ export class AccessControl {
     const identity = await this.identify(caller);
     if (identity instanceof InvalidApiKeyError)
       return { allowed: false, tier: undefined, error: identity, headers: {} };
+    if ("allowed" in identity) return identity;
     return this.charge(identity, cost);
   }
 
-  /** Who pays for the caller's calls: its key's tier and id, or the Free tier per IP without a key. */
-  async identify(caller: Caller): Promise<Identity | InvalidApiKeyError> {
-    if (caller.apiKey === undefined) return { tier: "free", subject: `ip:${caller.ip}` };
-    const record = caller.apiKey === "" ? undefined : await this.options.keys?.lookup(caller.apiKey);
-    if (record === undefined) {
-      this.options.metrics?.invalidKeys.inc();
-      return new InvalidApiKeyError();
+  /**
+   * Who pays for the caller's calls: its key's tier and id, or the Free tier per IP without a key.
+   * An unknown or revoked key is counted as a Free-tier call of the caller's IP (and cached as
+   * unknown); once that IP is over its limit, keys the cache does not know are refused with 429
+   * without a lookup until the limit resets, so random keys cannot each become a database query.
+   */
+  async identify(caller: Caller): Promise<Identity | InvalidApiKeyError | AccessRefusal> {
+    const keyless: Identity = { tier: "free", subject: `ip:${caller.ip}` };
+    if (caller.apiKey === undefined) return keyless;
+    const keys = this.options.keys;
+    const cached = caller.apiKey === "" ? null : keys?.cached(caller.apiKey);
+    if (cached) return { tier: cached.tier, subject: `key:${cached.id}` };
+    if (cached === undefined) {
+      const refused = this.refusedIps.get(caller.ip);
+      if (refused !== undefined && refused.until > this.options.clock()) return refused.refusal;
+      const record = await keys?.lookup(caller.apiKey);
+      if (record !== undefined) return { tier: record.tier, subject: `key:${record.id}` };
     }
-    return { tier: record.tier, subject: `key:${record.id}` };
+    this.options.metrics?.invalidKeys.inc();
+    const charged = await this.charge(keyless, 1);
+    if (!charged.allowed) {
+      this.rememberRefusal(caller.ip, charged);
+      return charged;
+    }
+    return new InvalidApiKeyError();
+  }
+
+  /** Keeps an IP's refusal until its limit resets (bounded: the oldest entry goes first). */
+  private rememberRefusal(ip: string, refusal: AccessRefusal): void {
+    const retryAfter = Number(refusal.headers["Retry-After"] ?? 1);
+    this.refusedIps.delete(ip);
+    if (this.refusedIps.size >= MAX_REFUSED_IPS) this.refusedIps.delete(this.refusedIps.keys().next().value!);
+    this.refusedIps.set(ip, { refusal, until: this.options.clock() + retryAfter * 1000 });
   }
 
   /** Charges `cost` calls to an identified caller. */

@@ -5,21 +5,34 @@ interface Counters {
   times: number[];
   day: number;
   dayUsed: number;
+  /** Whether the subject has a daily quota (its day count must be kept until the day ends). */
+  quota: boolean;
 }
 
-/** Idle subjects are forgotten after this long without a call. */
-const SWEEP_MS = 60_000;
+/** How often counters of past windows and days are swept. */
+const SWEEP_MS = 10_000;
 
-/** Counters in process memory: the default for a single gateway (`strata dev`). */
+/**
+ * Counters in process memory: the default for a single gateway (`strata dev`). A sweep every 10 s
+ * drops the call times of past one-second windows and forgets a subject once nothing of it is still
+ * counted: its window is empty and it has no daily quota, or its day is over. Memory follows the
+ * subjects active today, not every subject ever seen.
+ */
 export class MemoryRateLimiter implements RateLimiter {
   private readonly counters = new Map<string, Counters>();
   private readonly sweeper: NodeJS.Timeout;
 
   readonly kind = "memory";
 
-  constructor() {
-    this.sweeper = setInterval(() => this.sweep(Date.now()), SWEEP_MS);
+  /** `clock` is the time the sweep uses; it should be the one of the charges (default: the system clock). */
+  constructor(private readonly clock: () => number = Date.now) {
+    this.sweeper = setInterval(() => this.sweep(this.clock()), SWEEP_MS);
     this.sweeper.unref();
+  }
+
+  /** Subjects with counters held. */
+  get size(): number {
+    return this.counters.size;
   }
 
   /** Counts the charge when it fits the window and the day. */
@@ -28,7 +41,7 @@ export class MemoryRateLimiter implements RateLimiter {
     const day = utcDay(now);
     let counters = this.counters.get(charge.subject);
     if (counters === undefined) {
-      counters = { times: [], day, dayUsed: 0 };
+      counters = { times: [], day, dayUsed: 0, quota: perDay > 0 };
       this.counters.set(charge.subject, counters);
     }
     if (counters.day !== day) {
@@ -77,11 +90,15 @@ export class MemoryRateLimiter implements RateLimiter {
     clearInterval(this.sweeper);
   }
 
-  private sweep(now: number): void {
+  /** Drops what past windows and days counted (run every few seconds; public for tests). */
+  sweep(now: number): void {
+    const today = utcDay(now);
     for (const [subject, counters] of this.counters) {
-      const last = counters.times.at(-1);
-      if ((last === undefined || last < now - SWEEP_MS) && counters.day !== utcDay(now))
-        this.counters.delete(subject);
+      const times = counters.times;
+      let expired = 0;
+      while (expired < times.length && times[expired]! <= now - SECOND_MS) expired++;
+      if (expired > 0) times.splice(0, expired);
+      if (times.length === 0 && (!counters.quota || counters.day !== today)) this.counters.delete(subject);
     }
   }
 }

@@ -40,7 +40,8 @@ export async function callNode<T>(
       if (error.code === -32601) throw new UnavailableError(`the node does not serve ${method}`);
       throw new UnavailableError(`${method}: ${error.message}`);
     }
-    throw new UnavailableError(`node unreachable: ${error instanceof Error ? error.message : String(error)}`);
+    // Transport errors name the node's address: the client only learns that it is unreachable.
+    throw new UnavailableError("node unreachable");
   }
 }
 

@@ -3,7 +3,7 @@ import type { Database } from "@strata/db";
 import type { RestContext, RestRpc } from "./context.js";
 import { DOCS_HTML } from "./docs-page.js";
 import { OPENAPI_DOCUMENT } from "./openapi.js";
-import { NotFoundError, RestError } from "./rest-errors.js";
+import { BadRequestError, NotFoundError, RestError } from "./rest-errors.js";
 import { addressRoutes } from "./routes/addresses.js";
 import { blockRoutes } from "./routes/blocks.js";
 import { chainRoutes } from "./routes/chain.js";
@@ -57,6 +57,10 @@ export function createRestApi(options: RestApiOptions): RestHandler {
     if (path === "/docs") return send(res, 200, "text/html; charset=utf-8", DOCS_HTML, head);
     if (path === "/v1/openapi.json") return send(res, 200, "application/json", OPENAPI_JSON, head);
     try {
+      // PostgreSQL refuses NUL in text: a query argument carrying one would otherwise fail its query.
+      for (const [name, value] of url.searchParams) {
+        if (value.includes("\u0000")) throw new BadRequestError(`${name}: must not contain NUL`);
+      }
       for (const route of ROUTES) {
         const match = route.pattern.exec(path);
         if (!match) continue;

@@ -162,7 +162,14 @@ const schemas = {
     firstSeenBlock: int,
   }),
   TokenDetail: {
-    allOf: [ref("Token"), obj({ transferCount: int, holderCount: int })],
+    allOf: [
+      ref("Token"),
+      obj({
+        transferCount: { ...int, description: "counted up to 10,000" },
+        transferCountIsLowerBound: { type: "boolean", description: "true when there are more than 10,000" },
+        holderCount: { ...nullable(int), description: "null when the token has more than 10,000 transfers" },
+      }),
+    ],
   },
   Address: obj(
     {
@@ -173,7 +180,8 @@ const schemas = {
       code: nullable(hex),
       creator: nullable(hex),
       creationTransaction: nullable(hex),
-      transactionCount: int,
+      transactionCount: { ...int, description: "counted up to 10,000" },
+      transactionCountIsLowerBound: { type: "boolean", description: "true when there are more than 10,000" },
       token: nullable(ref("Token")),
     },
     [
@@ -184,6 +192,7 @@ const schemas = {
       "creator",
       "creationTransaction",
       "transactionCount",
+      "transactionCountIsLowerBound",
       "token",
     ],
   ),

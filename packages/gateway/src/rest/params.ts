@@ -23,6 +23,15 @@ export function intParam(url: URL, name: string, fallback: number, min: number, 
   return n;
 }
 
+/** A percent-decoded path segment; bad percent-encoding (`%zz`, a cut `%e2%82`) is a 400 naming `what`. */
+export function pathSegment(raw: string, what: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new BadRequestError(`${what}: bad percent-encoding in "${raw}"`);
+  }
+}
+
 /** A 20-byte hex address, lowercased; `what` names it in the error. */
 export function addressParam(raw: string, what = "address"): string {
   if (!ADDRESS.test(raw))

@@ -1,8 +1,10 @@
 import {
+  BatchBudget,
   encodeError,
   encodeResult,
   InternalError,
   isRejected,
+  LimitExceededError,
   type ParsedBody,
   type RejectedRequest,
   RpcError,
@@ -10,7 +12,7 @@ import {
 } from "@strata/protocol";
 import type { Logger } from "pino";
 import { UpstreamUnavailableError } from "../errors.js";
-import { UpstreamTransportError } from "../upstream/http-client.js";
+import { UpstreamResponseTooLargeError, UpstreamTransportError } from "../upstream/http-client.js";
 import type { UpstreamPool } from "../upstream/upstream-pool.js";
 import { callApiMethod, isApiMethod } from "./api-methods.js";
 import type { HeadCache } from "./head-cache.js";
@@ -77,6 +79,8 @@ export class RpcProxy {
     private readonly pool: UpstreamPool,
     private readonly log: Logger,
     private readonly heads?: HeadCache,
+    /** Largest answer to a batch (see {@link answerEntries}). */
+    private readonly maxResponseBytes = 25 * 1024 * 1024,
   ) {}
 
   /** Answers a parsed body; `text` is its source, forwarded unchanged for a plain single call. */
@@ -159,8 +163,20 @@ export class RpcProxy {
     return entry.notification ? undefined : response;
   }
 
-  /** Answers the entries of a batch, in order; undefined for notifications. */
+  /**
+   * Answers the entries of a batch, in order; undefined for notifications. The answers together stay
+   * within `maxResponseBytes` ({@link BatchBudget}): each is measured as it arrives, and those that do
+   * not fit become -32005 and are dropped at once.
+   */
   async answerEntries(entries: readonly (RpcRequest | RejectedRequest)[]): Promise<(string | undefined)[]> {
+    const budget = new BatchBudget(this.maxResponseBytes, entries);
+    const answers = this.startEntries(entries).map((answer, i) =>
+      answer.then((text) => budget.fit(entries[i]!, text)),
+    );
+    return Promise.all(answers);
+  }
+
+  private startEntries(entries: readonly (RpcRequest | RejectedRequest)[]): Promise<string | undefined>[] {
     const answers: Promise<string | undefined>[] = [];
     const forwarded: { index: number; entry: RpcRequest }[] = [];
     for (const [index, entry] of entries.entries()) {
@@ -181,7 +197,7 @@ export class RpcProxy {
         answers[f.index] = remote.then((list) => list[i]);
       });
     }
-    return Promise.all(answers);
+    return answers;
   }
 
   /** Sends `entries` as one batch under ids 0..n-1 and re-encodes each answer under the client's id. */
@@ -257,8 +273,16 @@ export class RpcProxy {
 
   private toRpcError(error: unknown): RpcError {
     if (error instanceof RpcError) return error;
-    if (error instanceof UpstreamTransportError)
-      return new UpstreamUnavailableError(`no upstream node is available (${error.message})`);
+    if (error instanceof UpstreamResponseTooLargeError)
+      return new LimitExceededError(`response exceeds ${this.maxResponseBytes} bytes`, {
+        limit: "responseBytes",
+        max: this.maxResponseBytes,
+      });
+    if (error instanceof UpstreamTransportError) {
+      // The message names the node's URL: logged, never told to the client.
+      this.log.warn({ err: error }, "upstream request failed");
+      return new UpstreamUnavailableError();
+    }
     this.log.error({ err: error }, "internal error");
     return new InternalError();
   }

@@ -7,20 +7,32 @@ import { sendJson } from "./respond.js";
 
 /** Admin requests are small JSON documents. */
 const MAX_ADMIN_BODY = 16 * 1024;
+/** Failed admin attempts one client address may make per window before it is refused (429). */
+const MAX_FAILURES = 10;
+const FAILURE_WINDOW_MS = 60_000;
+/** Bound on the addresses whose failures are remembered (oldest forgotten first). */
+const MAX_TRACKED = 10_000;
 
 const CreateKeyBody = z.object({ tier: z.enum(TIERS), label: z.string().max(200).optional() }).strict();
 
 /**
  * The admin API under `/admin/keys`, behind `Authorization: Bearer <admin token>` (compared in
  * constant time): `GET` lists keys, `POST {tier, label?}` creates one (201, the key shown once),
- * `DELETE /admin/keys/ID` revokes one. Without a configured token every admin path is 404.
+ * `DELETE /admin/keys/ID` revokes one. Without a configured token every admin path is 404. A client
+ * address with 10 failed attempts within a minute is refused (429) until that minute is over, the
+ * right token included, so the token cannot be guessed at speed.
  */
 export class AdminApi {
   private readonly tokenDigest: Buffer | undefined;
+  /** Per client address: failed attempts in the current window and when it started. */
+  private readonly failures = new Map<string, { count: number; since: number }>();
 
   constructor(
     private readonly keys: ApiKeyStore,
     token: string | undefined,
+    private readonly clientOf: (req: IncomingMessage) => string = (req) =>
+      req.socket.remoteAddress ?? "unknown",
+    private readonly clock: () => number = Date.now,
   ) {
     this.tokenDigest = token === undefined || token === "" ? undefined : hashApiKey(token);
   }
@@ -33,14 +45,36 @@ export class AdminApi {
   /** Answers one admin request. */
   async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
     if (this.tokenDigest === undefined) return fail(res, 404, "not found");
+    const client = this.clientOf(req);
+    const now = this.clock();
+    let failed = this.failures.get(client);
+    if (failed !== undefined && now - failed.since >= FAILURE_WINDOW_MS) {
+      this.failures.delete(client);
+      failed = undefined;
+    }
+    if (failed !== undefined && failed.count >= MAX_FAILURES) {
+      const retryAfter = Math.ceil((failed.since + FAILURE_WINDOW_MS - now) / 1000);
+      return fail(res, 429, "too many failed admin attempts", { "Retry-After": String(retryAfter) });
+    }
     const auth = req.headers.authorization ?? "";
     const token = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim();
     if (token === undefined || !digestsEqual(hashApiKey(token), this.tokenDigest)) {
+      if (failed === undefined) {
+        if (this.failures.size >= MAX_TRACKED) this.failures.delete(this.failures.keys().next().value!);
+        this.failures.set(client, { count: 1, since: now });
+      } else {
+        failed.count++;
+      }
       return fail(res, 401, "invalid admin token", { "WWW-Authenticate": "Bearer" });
     }
-    const id = path.startsWith("/admin/keys/")
-      ? decodeURIComponent(path.slice("/admin/keys/".length))
-      : undefined;
+    let id: string | undefined;
+    try {
+      id = path.startsWith("/admin/keys/")
+        ? decodeURIComponent(path.slice("/admin/keys/".length))
+        : undefined;
+    } catch {
+      return fail(res, 400, "bad percent-encoding in the key id");
+    }
     if (id === undefined && req.method === "GET") {
       const keys = await this.keys.list();
       return sendJson(res, 200, JSON.stringify({ keys }));

@@ -40,7 +40,10 @@ export interface HealthSources {
  * answers; `degraded` (503) when the freshest head is older than the limit. The database and the
  * counter store are reported but do not fail the check (keyless traffic still flows without them).
  */
-export async function healthReport(sources: HealthSources): Promise<HealthReport> {
+export async function healthReport(
+  sources: HealthSources,
+  dependencies: Promise<DependencyChecks> = checkDependencies(sources),
+): Promise<HealthReport> {
   const statuses = sources.pool.status();
   const healthy = statuses.filter((s) => s.healthy && s.head !== undefined);
   const best = healthy.reduce<(typeof healthy)[number] | undefined>(
@@ -57,6 +60,26 @@ export async function healthReport(sources: HealthSources): Promise<HealthReport
   const maxAge = sources.maxHeadAgeSeconds ?? (known ? known.blockTimeSeconds * 10 : 0);
   const node =
     best === undefined ? "down" : maxAge > 0 && headAge !== null && headAge > maxAge ? "stale" : "ok";
+  const { database, cache } = await dependencies;
+  return {
+    status: node === "ok" ? "ok" : node === "down" ? "down" : "degraded",
+    chainId,
+    blockNumber: best?.head ?? null,
+    headAgeSeconds: headAge,
+    version,
+    checks: { node, database, cache },
+    upstreams: { healthy: statuses.filter((s) => s.healthy).length, total: statuses.length },
+  };
+}
+
+/** The checks of the database and the counter store, which cost a round trip each. */
+export interface DependencyChecks {
+  readonly database: HealthReport["checks"]["database"];
+  readonly cache: HealthReport["checks"]["cache"];
+}
+
+/** Pings the key database and the counter store. */
+async function checkDependencies(sources: HealthSources): Promise<DependencyChecks> {
   const [database, cache] = await Promise.all([
     sources.keys === undefined
       ? ("none" as const)
@@ -71,13 +94,31 @@ export async function healthReport(sources: HealthSources): Promise<HealthReport
           () => "down" as const,
         ),
   ]);
-  return {
-    status: node === "ok" ? "ok" : node === "down" ? "down" : "degraded",
-    chainId,
-    blockNumber: best?.head ?? null,
-    headAgeSeconds: headAge,
-    version,
-    checks: { node, database, cache },
-    upstreams: { healthy: statuses.filter((s) => s.healthy).length, total: statuses.length },
-  };
+  return { database, cache };
+}
+
+/**
+ * {@link healthReport} with the database and Redis pings reused for `ttlMs`: every request within
+ * that time (and every one arriving while they run) shares one ping of each, so a flood of
+ * GET /health costs no more than one request. The node's part comes from the upstream pool's own
+ * checks (in memory) and is fresh on every request.
+ */
+export class CachedHealth {
+  #made = Number.NEGATIVE_INFINITY;
+  #checks: Promise<DependencyChecks> | undefined;
+
+  constructor(
+    private readonly sources: HealthSources,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** The current report; the dependency pings are made afresh once the last ones are older than the TTL. */
+  report(): Promise<HealthReport> {
+    const now = performance.now();
+    if (this.#checks === undefined || now - this.#made >= this.ttlMs) {
+      this.#made = now;
+      this.#checks = checkDependencies(this.sources);
+    }
+    return healthReport(this.sources, this.#checks);
+  }
 }

@@ -16,7 +16,8 @@ import type { RestHandler } from "../rest/index.js";
 import type { RpcProxy } from "../rpc/rpc-proxy.js";
 import type { AdminApi } from "./admin-api.js";
 import { callerOf } from "./caller.js";
-import { type HealthSources, healthReport } from "./health.js";
+import { CachedHealth, type HealthSources } from "./health.js";
+import { isLoopback } from "./metrics-server.js";
 import { sendJson, sendPlain } from "./respond.js";
 
 /** What the HTTP server routes to. */
@@ -39,11 +40,16 @@ export class GatewayHttpServer {
   readonly server: Server;
   /** The CORS headers of every JSON-RPC answer. */
   private readonly corsHeaders: Record<string, string>;
+  /** Whether this port serves /metrics: only without a metrics port, and only on a loopback address. */
+  private readonly metricsHere: boolean;
+  private readonly health: CachedHealth;
 
   constructor(
     private readonly config: GatewayConfig,
     private readonly routes: HttpRoutes,
   ) {
+    this.metricsHere = config.metricsPort === undefined && isLoopback(config.addr);
+    this.health = new CachedHealth(routes.health, config.healthCacheSeconds * 1000);
     this.corsHeaders = {
       "Access-Control-Allow-Origin": config.corsOrigin,
       "Access-Control-Expose-Headers": EXPOSED_HEADERS,
@@ -105,16 +111,17 @@ export class GatewayHttpServer {
     }
     if (this.routes.admin?.owns(path)) return this.routes.admin.handle(req, res, path);
     const isRest = path === "/v1" || path.startsWith("/v1/") || path === "/docs" || path.startsWith("/docs/");
-    const known = isRest || path === "/health" || path === "/health/live" || path === "/metrics";
+    const metricsHere = path === "/metrics" && this.metricsHere;
+    const known = isRest || path === "/health" || path === "/health/live" || metricsHere;
     if (!known) return sendPlain(res, 404, "not found");
     if (req.method !== "GET" && req.method !== "HEAD")
       return sendPlain(res, 405, "method not allowed", { Allow: "GET, OPTIONS" });
     if (path === "/health/live") return sendJson(res, 200, '{"status":"ok"}');
     if (path === "/health") {
-      const report = await healthReport(this.routes.health);
+      const report = await this.health.report();
       return sendJson(res, report.status === "ok" ? 200 : 503, JSON.stringify(report));
     }
-    if (path === "/metrics") {
+    if (metricsHere) {
       const text = await this.routes.metrics.render();
       res.writeHead(200, { "Content-Type": this.routes.metrics.registry.contentType });
       res.end(text);

@@ -6,16 +6,18 @@ import {
   encodeResult,
   InvalidParamsError,
   isRejected,
+  LimitExceededError,
   type ParsedBody,
   parseBody,
   type RejectedRequest,
+  type RpcError,
   type RpcRequest,
 } from "@strata/protocol";
 import type { Logger } from "pino";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { GatewayConfig } from "../config.js";
 import { InvalidApiKeyError, UpstreamUnavailableError } from "../errors.js";
-import type { AccessControl, Identity } from "../limits/access-control.js";
+import type { AccessControl, Caller } from "../limits/access-control.js";
 import type { GatewayMetrics } from "../metrics.js";
 import type { RpcProxy } from "../rpc/rpc-proxy.js";
 import { UpstreamRpcError } from "../rpc/upstream-rpc.js";
@@ -25,6 +27,10 @@ import { type UpstreamNotification, UpstreamSocket } from "./upstream-socket.js"
 
 /** Close code for a binary frame (RFC 6455: unsupported data). */
 const UNSUPPORTED_DATA = 1003;
+/** Close code once the connection's API key is revoked or expired (RFC 6455: policy violation). */
+const POLICY_VIOLATION = 1008;
+/** Close code of an idle connection (RFC 6455: going away). */
+const GOING_AWAY = 1001;
 /** Reconnection back-off bounds after an upstream connection is lost. */
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 2_000;
@@ -39,16 +45,24 @@ export interface WsDependencies {
 }
 
 /**
- * The gateway's WebSocket side on `/` and `/ws`: the API key is checked at the upgrade (401 when
- * invalid); every message counts against the caller's limits like an HTTP request (notifications to
- * the client do not), and a refused message is answered with the limit error while the socket stays
- * open. Calls are answered like HTTP ones; subscriptions run on a connection to a node of the
+ * The gateway's WebSocket side on `/` and `/ws`: the upgrade counts as one call of the caller (401
+ * for an invalid key, 429 over the limit or over `maxWsConnectionsPerIp` connections of one IP);
+ * every message counts against the caller's limits like an HTTP request (notifications to the client
+ * do not), and a refused message is answered with the limit error while the socket stays open. The
+ * key is checked again with every message and every `keyCacheSeconds` (at least once a second), so a
+ * revoked or expired key closes its sockets (1008) within the key cache time. Every socket is pinged
+ * every `wsPingIntervalMs` and dropped when it did not answer the previous ping; one without
+ * subscriptions that sends nothing for `wsIdleTimeoutMs` is closed (1001). Calls are answered like HTTP ones; subscriptions run on a connection to a node of the
  * client's own and survive the loss of that node: the gateway reconnects (to any healthy node) and
  * re-subscribes, and the client keeps its subscription ids.
  */
 export class GatewayWsServer {
   private readonly wss: WebSocketServer;
   private readonly sessions = new Set<ClientSession>();
+  private readonly perIp = new Map<string, number>();
+  private readonly pinger: NodeJS.Timeout;
+  private readonly keyChecker: NodeJS.Timeout;
+  private recheckingKeys = false;
 
   constructor(
     server: Server,
@@ -66,10 +80,19 @@ export class GatewayWsServer {
         socket.destroy();
       });
     });
+    this.pinger = setInterval(() => this.pingAll(), config.wsPingIntervalMs);
+    this.pinger.unref();
+    this.keyChecker = setInterval(
+      () => void this.recheckKeys(),
+      Math.max(1_000, config.keyCacheSeconds * 1_000),
+    );
+    this.keyChecker.unref();
   }
 
   /** Disconnects every client and its upstream connection. */
   close(): Promise<void> {
+    clearInterval(this.pinger);
+    clearInterval(this.keyChecker);
     for (const session of this.sessions) session.close();
     for (const ws of this.wss.clients) ws.terminate();
     return new Promise((resolve) => this.wss.close(() => resolve()));
@@ -85,24 +108,82 @@ export class GatewayWsServer {
       socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
       return;
     }
-    const identity = await this.deps.access.identify(callerOf(req, this.config.trustProxy));
-    if (identity instanceof InvalidApiKeyError) {
-      const body = encodeError("null", identity);
-      socket.end(
-        `HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    const caller = callerOf(req, this.config.trustProxy);
+    if ((this.perIp.get(caller.ip) ?? 0) >= this.config.maxWsConnectionsPerIp) {
+      refuseUpgrade(
+        socket,
+        new LimitExceededError(`too many WebSocket connections from this address`, {
+          limit: this.config.maxWsConnectionsPerIp,
+        }),
+        "429 Too Many Requests",
       );
       return;
     }
+    const decision = await this.deps.access.authorize(caller, 1);
+    if (!decision.allowed) {
+      const { error } = decision;
+      const status =
+        error.httpStatus === 401
+          ? "401 Unauthorized"
+          : error.httpStatus === 429
+            ? "429 Too Many Requests"
+            : "503 Service Unavailable";
+      refuseUpgrade(socket, error, status, decision.headers);
+      return;
+    }
+    this.perIp.set(caller.ip, (this.perIp.get(caller.ip) ?? 0) + 1);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const session = new ClientSession(ws, identity, this.config, this.deps);
+      const session = new ClientSession(ws, caller, this.config, this.deps);
       this.sessions.add(session);
       this.deps.metrics.wsConnections.inc();
       ws.on("close", () => {
         session.close();
-        if (this.sessions.delete(session)) this.deps.metrics.wsConnections.dec();
+        if (this.sessions.delete(session)) {
+          this.deps.metrics.wsConnections.dec();
+          const left = (this.perIp.get(caller.ip) ?? 1) - 1;
+          if (left > 0) this.perIp.set(caller.ip, left);
+          else this.perIp.delete(caller.ip);
+        }
       });
     });
   }
+
+  /** Pings every socket; drops those that did not answer the last ping and closes idle ones. */
+  private pingAll(): void {
+    const now = performance.now();
+    for (const session of this.sessions) session.heartbeat(now);
+  }
+
+  /** Closes the sockets whose API key is no longer valid (one round at a time, however slow the database). */
+  private async recheckKeys(): Promise<void> {
+    if (this.recheckingKeys) return;
+    this.recheckingKeys = true;
+    try {
+      for (const session of this.sessions) {
+        if (session.caller.apiKey === undefined) continue;
+        const identity = await this.deps.access.identify(session.caller).catch(() => undefined);
+        if (identity instanceof InvalidApiKeyError) session.revoked();
+      }
+    } finally {
+      this.recheckingKeys = false;
+    }
+  }
+}
+
+/** Answers an upgrade request with an HTTP refusal carrying the JSON-RPC error. */
+function refuseUpgrade(
+  socket: Duplex,
+  error: RpcError,
+  status: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  const body = encodeError("null", error);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
+  );
 }
 
 interface Subscription {
@@ -118,14 +199,20 @@ class ClientSession {
   private connecting: Promise<UpstreamSocket> | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  private answeredPing = true;
+  private lastMessageAt = performance.now();
 
   constructor(
     private readonly ws: WebSocket,
-    private readonly identity: Identity,
+    readonly caller: Caller,
     private readonly config: GatewayConfig,
     private readonly deps: WsDependencies,
   ) {
+    ws.on("pong", () => {
+      this.answeredPing = true;
+    });
     ws.on("message", (data, isBinary) => {
+      this.lastMessageAt = performance.now();
       if (isBinary) {
         ws.close(UNSUPPORTED_DATA, "binary frames are not supported");
         return;
@@ -144,6 +231,25 @@ class ClientSession {
     ws.on("error", () => this.close());
   }
 
+  /** One ping round at `now` (performance.now()): drops a socket that missed the last ping, closes an idle one. */
+  heartbeat(now: number): void {
+    if (!this.answeredPing) {
+      this.ws.terminate();
+      return;
+    }
+    if (this.subscriptions.size === 0 && now - this.lastMessageAt >= this.config.wsIdleTimeoutMs) {
+      this.ws.close(GOING_AWAY, "idle timeout");
+      return;
+    }
+    this.answeredPing = false;
+    this.ws.ping();
+  }
+
+  /** The connection's key was revoked or expired: closes it. */
+  revoked(): void {
+    this.ws.close(POLICY_VIOLATION, "invalid API key");
+  }
+
   /** Ends the session and its upstream connection. */
   close(): void {
     this.closed = true;
@@ -156,10 +262,11 @@ class ClientSession {
     const started = performance.now();
     const parsed = parseBody(text, this.config.maxBatch);
     const cost = parsed.kind === "batch" ? parsed.entries.length : 1;
-    const decision = await this.deps.access.charge(this.identity, cost);
+    const decision = await this.deps.access.authorize(this.caller, cost);
     this.countCalls(parsed, decision.tier ?? "none", decision.allowed ? 200 : decision.error.httpStatus);
     if (!decision.allowed) {
       const error = decision.error;
+      if (error instanceof InvalidApiKeyError) setImmediate(() => this.revoked());
       if (parsed.kind === "batch")
         return `[${parsed.entries.map((e) => encodeError(e.idJson, error)).join(",")}]`;
       return encodeError(parsed.kind === "single" ? parsed.entry.idJson : "null", error);

@@ -19,6 +19,14 @@ export class UpstreamTransportError extends Error {
   }
 }
 
+/** A node's answer was longer than the gateway reads: the request fails without failover (-32005). */
+export class UpstreamResponseTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`upstream answer exceeds ${maxBytes} bytes`);
+    this.name = "UpstreamResponseTooLargeError";
+  }
+}
+
 /** Connection errors raised before any byte was sent. */
 const NOT_DELIVERED = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
 
@@ -36,6 +44,8 @@ export class UpstreamHttpClient {
   constructor(
     readonly url: string,
     private readonly timeoutMs: number,
+    /** Longest answer read; a longer one is cut off and rejected with {@link UpstreamResponseTooLargeError}. */
+    private readonly maxResponseBytes = Number.POSITIVE_INFINITY,
   ) {
     this.target = new URL(url);
   }
@@ -54,7 +64,17 @@ export class UpstreamHttpClient {
         },
         (res) => {
           const chunks: Buffer[] = [];
-          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          let received = 0;
+          res.on("data", (chunk: Buffer) => {
+            received += chunk.length;
+            if (received > this.maxResponseBytes) {
+              chunks.length = 0;
+              reject(new UpstreamResponseTooLargeError(this.maxResponseBytes));
+              req.destroy();
+              return;
+            }
+            chunks.push(chunk);
+          });
           res.on("end", () =>
             resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
           );

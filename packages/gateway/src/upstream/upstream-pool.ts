@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { UpstreamUnavailableError } from "../errors.js";
 import type { GatewayMetrics } from "../metrics.js";
-import { UpstreamHttpClient, type UpstreamResponse } from "./http-client.js";
+import { UpstreamHttpClient, type UpstreamResponse, UpstreamResponseTooLargeError } from "./http-client.js";
 
 /** What the last health check learnt about one upstream. */
 export interface UpstreamStatus {
@@ -18,6 +18,8 @@ export interface UpstreamPoolOptions {
   readonly intervalMs: number;
   readonly maxLagBlocks: number;
   readonly timeoutMs: number;
+  /** Longest answer read from a node (default 25 MiB plus 1 MiB); a longer one fails the request. */
+  readonly maxResponseBytes?: number;
   readonly log: Logger;
   readonly metrics: GatewayMetrics;
 }
@@ -31,8 +33,9 @@ class Upstream {
   constructor(
     readonly url: string,
     timeoutMs: number,
+    maxResponseBytes: number,
   ) {
-    this.client = new UpstreamHttpClient(url, timeoutMs);
+    this.client = new UpstreamHttpClient(url, timeoutMs, maxResponseBytes);
   }
 }
 
@@ -55,7 +58,9 @@ export class UpstreamPool {
     urls: readonly string[],
     private readonly options: UpstreamPoolOptions,
   ) {
-    this.upstreams = urls.map((url) => new Upstream(url, options.timeoutMs));
+    // Room above the client-facing cap for the envelope of an answer that is then refused whole.
+    const maxBody = (options.maxResponseBytes ?? 25 * 1024 * 1024) + 1024 * 1024;
+    this.upstreams = urls.map((url) => new Upstream(url, options.timeoutMs, maxBody));
   }
 
   /** Runs a first health check, then keeps checking on the interval. */
@@ -88,7 +93,7 @@ export class UpstreamPool {
 
   /**
    * Sends `body` to the best upstream; on a transport failure the upstream is marked down and the next
-   * one is tried. Rejects with -32002 once every candidate failed. Only for calls that are safe to
+   * one is tried. Rejects with -32002 once every candidate failed (without the nodes' addresses). Only for calls that are safe to
    * repeat: transaction sends go through {@link sendTo}, one node at a time.
    */
   async send(body: string): Promise<UpstreamResponse> {
@@ -99,13 +104,15 @@ export class UpstreamPool {
       try {
         return await upstream.client.post(body);
       } catch (error) {
+        // An answer too large is an answer: another node would give the same.
+        if (error instanceof UpstreamResponseTooLargeError) throw error;
         lastError = error;
         this.markDown(upstream, error);
       }
     }
-    throw new UpstreamUnavailableError(
-      lastError instanceof Error ? `no upstream node is available (${lastError.message})` : undefined,
-    );
+    // The cause names the node (its URL and address): logged, never told to the client.
+    this.options.log.warn({ err: lastError }, "no upstream node answered");
+    throw new UpstreamUnavailableError();
   }
 
   /** The distinct upstream URLs in the order {@link send} would try them. */
@@ -120,7 +127,7 @@ export class UpstreamPool {
     try {
       return await upstream.client.post(body);
     } catch (error) {
-      this.markDown(upstream, error);
+      if (!(error instanceof UpstreamResponseTooLargeError)) this.markDown(upstream, error);
       throw error;
     }
   }

@@ -3,13 +3,16 @@ import { TestToken, testTokenCreationCode } from "@strata/contracts";
 import { type Database, openDatabase, PgDatabase } from "@strata/db";
 import { createNode, type StrataNode, testConfig } from "@strata/node";
 import {
+  concat,
   createPublicClient,
   createWalletClient,
   defineChain,
+  encodeAbiParameters,
   encodeFunctionData,
   type Hex,
   http,
   parseEther,
+  toHex,
 } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 
@@ -119,4 +122,44 @@ export async function seedActivity(chain: DevChain): Promise<Activity> {
     tokenTransfer: tokenTransfer.hash,
     reverted: reverted.hash,
   };
+}
+
+/** Bytes no text column takes as they are: NUL, invalid UTF-8 (a lone continuation byte, 0xff), then ASCII. */
+export const HOSTILE_TEXT_BYTES = "0x4e756c00ff80c3284f4b" as Hex;
+/** How {@link HOSTILE_TEXT_BYTES} reads once stored: each NUL and invalid byte is U+FFFD. */
+export const HOSTILE_TEXT_STORED = "Nul\ufffd\ufffd\ufffd\ufffd(OK";
+
+/**
+ * Deploys a TestToken whose `name()` returns {@link HOSTILE_TEXT_BYTES} and whose `symbol()` is 600
+ * bytes long: ABI `string` and `bytes` encode alike, so the constructor takes raw bytes.
+ */
+export async function deployHostileToken(chain: DevChain, from = 0): Promise<Hex> {
+  const args = encodeAbiParameters(
+    [{ type: "bytes" }, { type: "bytes" }, { type: "uint256" }],
+    [HOSTILE_TEXT_BYTES, toHex("S".repeat(600)), parseEther("1000")],
+  );
+  const deployed = await chain.send(from, { data: concat([TestToken.bytecode, args]) });
+  return deployed.contractAddress!.toLowerCase() as Hex;
+}
+
+/**
+ * Deploys a contract that reverts every call with `Error(string)` carrying {@link HOSTILE_TEXT_BYTES},
+ * calls it with a fixed gas limit (so the failing call is mined) and returns that transaction's hash.
+ */
+export async function sendHostileRevert(chain: DevChain, from = 0): Promise<Hex> {
+  const payload = concat(["0x08c379a0", encodeAbiParameters([{ type: "bytes" }], [HOSTILE_TEXT_BYTES])]);
+  const length = (payload.length - 2) / 2;
+  const push = (n: number) => `60${n.toString(16).padStart(2, "0")}`;
+  // CODECOPY(0, 12, length); REVERT(0, length); then the payload (at byte 12).
+  const runtime =
+    `0x${push(length)}${push(0x0c)}${push(0)}39${push(length)}${push(0)}fd${payload.slice(2)}` as Hex;
+  const runtimeLength = (runtime.length - 2) / 2;
+  // CODECOPY(0, 12, runtimeLength); RETURN(0, runtimeLength); then the runtime (at byte 12).
+  const init =
+    `0x${push(runtimeLength)}${push(0x0c)}${push(0)}39${push(runtimeLength)}${push(0)}f3${runtime.slice(2)}` as Hex;
+  const deployed = await chain.send(from, { data: init });
+  const reverted = await chain.send(from, { to: deployed.contractAddress!, gas: 100_000n });
+  if (reverted.status !== "reverted")
+    throw new Error("expected the call to the reverting contract to revert");
+  return reverted.hash;
 }

@@ -40,6 +40,12 @@ export interface NodeConfig {
     readonly maxWsMessageBytes: number;
     /** A WebSocket client with more than this many bytes queued for it is disconnected. */
     readonly maxWsQueuedBytes: number;
+    /**
+     * Port of a separate `GET /metrics` listener on `metricsAddr`; `null` serves /metrics on the
+     * JSON-RPC port, but only while that listens on a loopback address (else nowhere).
+     */
+    readonly metricsPort: number | null;
+    readonly metricsAddr: string;
   };
   readonly mining: { readonly mode: MiningMode; readonly blockTimeSeconds: number };
   readonly txpool: {
@@ -98,6 +104,8 @@ export const DEFAULTS = {
   maxSubscriptionsPerConnection: 1024,
   maxWsMessageBytes: 15 * 1024 * 1024,
   maxWsQueuedBytes: 8 * 1024 * 1024,
+  metricsPort: null,
+  metricsAddr: "127.0.0.1",
   maxPerSender: 512,
   maxTotal: 20_000,
   maxQueuedPerSender: 64,
@@ -153,6 +161,8 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
       maxSubscriptionsPerConnection: DEFAULTS.maxSubscriptionsPerConnection,
       maxWsMessageBytes: DEFAULTS.maxWsMessageBytes,
       maxWsQueuedBytes: DEFAULTS.maxWsQueuedBytes,
+      metricsPort: DEFAULTS.metricsPort,
+      metricsAddr: DEFAULTS.metricsAddr,
       ...overrides.rpc,
     },
     mining: {

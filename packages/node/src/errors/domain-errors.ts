@@ -50,8 +50,12 @@ export class FilterNotFoundError extends NotFoundError {
 
 /** Installing one more filter would exceed the node's limit of `max` filters. */
 export class TooManyFiltersError extends DomainError {
-  constructor(readonly max: number) {
-    super("too many filters");
+  /** `scope` says which cap was hit: all filters of the node, or those of one caller. */
+  constructor(
+    readonly max: number,
+    readonly scope: "node" | "caller" = "node",
+  ) {
+    super(scope === "node" ? "too many filters" : "too many filters for this caller");
   }
 }
 

@@ -1,4 +1,5 @@
 import {
+  BatchBudget,
   encodeError,
   encodeResult,
   isRejected,
@@ -50,10 +51,29 @@ export class RpcDispatcher {
     if (parsed.kind === "single") {
       return andThen(this.answer(parsed.entry, context), singleResult);
     }
-    return Promise.all(parsed.entries.map((entry) => this.answer(entry, context))).then((answers) => {
-      const present = answers.filter((a): a is string => a !== undefined);
-      return { body: present.length > 0 ? `[${present.join(",")}]` : undefined, status: 200 };
-    });
+    return this.answerBatch(parsed.entries, context);
+  }
+
+  /**
+   * Answers a batch within the response cap while it is built ({@link BatchBudget}): an answer that
+   * does not fit, and every entry after the budget is spent, gets -32005; entries not yet started
+   * then never run.
+   */
+  private async answerBatch(
+    entries: readonly (RpcRequest | RejectedRequest)[],
+    context: RpcContext,
+  ): Promise<DispatchResult> {
+    const budget = new BatchBudget(this.services.config.rpc.maxResponseBytes, entries);
+    const answers: MaybePromise<string | undefined>[] = [];
+    for (const entry of entries) {
+      answers.push(
+        budget.spent
+          ? budget.refuse(entry)
+          : andThen(this.answer(entry, context), (answer) => budget.fit(entry, answer)),
+      );
+    }
+    const present = (await Promise.all(answers)).filter((a): a is string => a !== undefined);
+    return { body: present.length > 0 ? `[${present.join(",")}]` : undefined, status: 200 };
   }
 
   private answer(entry: RpcRequest | RejectedRequest, context: RpcContext): MaybePromise<string | undefined> {

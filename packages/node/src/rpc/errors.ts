@@ -58,7 +58,10 @@ export function toRpcError(error: unknown, onUnexpected: (error: unknown) => voi
   if (error instanceof UnknownResourceError) return new ResourceNotFoundError(error.message);
   if (error instanceof UnavailableResourceError) return new ResourceUnavailableError(error.message);
   if (error instanceof TooManyFiltersError) {
-    return new LimitExceededError(error.message, { limit: "filters", max: error.max });
+    return new LimitExceededError(error.message, {
+      limit: error.scope === "node" ? "filters" : "filtersPerCaller",
+      max: error.max,
+    });
   }
   if (error instanceof DevOnlyError) return new MethodNotFoundError(error.message);
   if (error instanceof BusyError) {

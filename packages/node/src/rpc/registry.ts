@@ -11,6 +11,8 @@ export interface RpcContext {
   readonly connection?: SubscriptionSink;
   /** Aborted once the client that sent the request has gone; long runs stop then. */
   readonly signal?: AbortSignal;
+  /** Who per-caller caps (filters) count the request against: `ip:<client address>`. */
+  readonly caller?: string;
 }
 
 type Schemas = readonly z.ZodType[];

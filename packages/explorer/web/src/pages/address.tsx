@@ -20,7 +20,10 @@ export function AddressPage({ address }: { address: string }) {
   const a = info.data;
   const known = systemAddress(a.address);
   const tabs: [Tab, string][] = [
-    ["transactions", `Transactions (${formatNumber(a.transactionCount)})`],
+    [
+      "transactions",
+      `Transactions (${formatNumber(a.transactionCount)}${a.transactionCountIsLowerBound ? "+" : ""})`,
+    ],
     ["transfers", "Token transfers"],
     ...(a.isContract ? ([["code", "Code"]] as [Tab, string][]) : []),
   ];
@@ -47,7 +50,10 @@ export function AddressPage({ address }: { address: string }) {
               </span>,
             ],
             ["Nonce", formatNumber(a.nonce)],
-            ["Transactions", formatNumber(a.transactionCount)],
+            [
+              "Transactions",
+              `${formatNumber(a.transactionCount)}${a.transactionCountIsLowerBound ? "+" : ""}`,
+            ],
             ...(a.creator
               ? ([
                   ["Creator", <AddressLink key="c" address={a.creator} />],

@@ -31,7 +31,7 @@ export function TokenPage({ address }: { address: string }) {
             ],
             ["Decimals", t.decimals === null ? "–" : String(t.decimals)],
             ["Holders", formatNumber(t.holderCount)],
-            ["Transfers", formatNumber(t.transferCount)],
+            ["Transfers", `${formatNumber(t.transferCount)}${t.transferCountIsLowerBound ? "+" : ""}`],
           ]}
         />
       </Card>

@@ -18,6 +18,7 @@ export const addressRoutes: Route[] = [
         tryNode<string>(ctx, "eth_getCode", [address, "latest"]),
       ]);
       const contract = await indexerDb.findContract(db, address);
+      const transactions = await indexerDb.addressTransactionCount(db, address);
       const token = await indexerDb.findToken(db, address);
       const isContract = code !== undefined ? code !== "0x" : contract !== undefined;
       return {
@@ -28,7 +29,8 @@ export const addressRoutes: Route[] = [
         ...(isContract ? { code: code ?? null } : {}),
         creator: contract?.creator ?? null,
         creationTransaction: contract?.creation_transaction ?? null,
-        transactionCount: Number(await indexerDb.addressTransactionCount(db, address)),
+        transactionCount: Number(transactions.count),
+        transactionCountIsLowerBound: transactions.atLeast,
         token: token ? tokenJson(token) : null,
       };
     },

@@ -1,7 +1,7 @@
 import { indexerDb } from "@strata/db";
 import { BacktestCache } from "../backtest-cache.js";
 import { callNode, requireDb, tryNode } from "../context.js";
-import { addressParam, enumParam, intParam, limitParam } from "../params.js";
+import { addressParam, enumParam, intParam, limitParam, pathSegment } from "../params.js";
 import { BadRequestError, NotFoundError } from "../rest-errors.js";
 import { isoOf, page, percentToFraction, withUptimeFraction } from "../serialize.js";
 import type { Route } from "./route.js";
@@ -98,7 +98,7 @@ export const moduleRoutes: Route[] = [
   {
     pattern: /^\/v1\/predictions\/([^/]+)$/,
     async handle(ctx, url, [raw]) {
-      const asset = decodeURIComponent(raw!).toUpperCase();
+      const asset = pathSegment(raw!, "asset").toUpperCase();
       if (!/^[A-Z0-9]{1,16}$/.test(asset))
         throw new BadRequestError(`asset: expected a symbol such as STRA, got "${raw}"`);
       const horizon = intParam(url, "horizon", 1, 1, 365);

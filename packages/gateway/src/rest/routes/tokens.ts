@@ -31,8 +31,9 @@ export const tokenRoutes: Route[] = [
         ...tokenJson(token),
         totalSupply:
           supply !== undefined && supply.length === 66 ? BigInt(supply).toString() : token.total_supply,
-        transferCount: Number(figures.transfers),
-        holderCount: Number(figures.holders),
+        transferCount: Number(figures.transfers.count),
+        transferCountIsLowerBound: figures.transfers.atLeast,
+        holderCount: figures.holders === null ? null : Number(figures.holders),
       };
     },
   },

@@ -270,6 +270,25 @@ describe("FilterManager", () => {
     expect(() => filters.newBlockFilter()).toThrow(TooManyFiltersError);
   });
 
+  it("caps the filters of each caller apart from the node's cap, and frees a caller's slots as they go", () => {
+    manager({ maxFilters: 10, maxFiltersPerCaller: 2, filterTimeoutMs: 1_000, sweepIntervalMs: 60_000 });
+    const first = filters.newBlockFilter("ip:198.51.100.1");
+    filters.newLogFilter(spec(), "ip:198.51.100.1");
+    expect(() => filters.newPendingTransactionFilter(false, "ip:198.51.100.1")).toThrow(
+      "too many filters for this caller",
+    );
+    // Another caller still gets its own.
+    filters.newBlockFilter("ip:198.51.100.2");
+    filters.newBlockFilter("ip:198.51.100.2");
+    filters.uninstall(first);
+    filters.newBlockFilter("ip:198.51.100.1");
+    // Expired filters free their caller's slots too.
+    vi.advanceTimersByTime(1_100);
+    filters.newBlockFilter("ip:198.51.100.1");
+    filters.newBlockFilter("ip:198.51.100.1");
+    expect(filters.size).toBe(2);
+  });
+
   it("stops listening to the chain and sweeping when stopped", () => {
     const id = filters.newBlockFilter();
     filters.stop();

@@ -15,6 +15,8 @@ export const FILTER_DEFAULTS = {
   timeoutMs: 300_000,
   /** Most filters installed at once, over all clients. */
   maxFilters: 10_000,
+  /** Most filters one caller (a client address) holds at once. */
+  maxFiltersPerCaller: 256,
   /** Most results one filter holds between two polls; beyond it the oldest are dropped. */
   maxChanges: 10_000,
   /** Longest time between two sweeps for expired filters. */
@@ -27,6 +29,8 @@ export interface FilterManagerOptions {
   readonly filterTimeoutMs?: number;
   /** Most filters installed at once; installing one more fails with {@link TooManyFiltersError}. */
   readonly maxFilters?: number;
+  /** Most filters one caller holds at once; one more fails with {@link TooManyFiltersError}. */
+  readonly maxFiltersPerCaller?: number;
   /** Most results a filter holds between two polls. */
   readonly maxChanges?: number;
   /** How often expired filters are swept (default: the timeout, at most one minute). */
@@ -56,6 +60,8 @@ interface FilterState<K extends FilterKind, C extends FilterChange> {
   readonly id: string;
   readonly kind: K;
   readonly changes: BoundedBuffer<C>;
+  /** Who installed it (see {@link FilterManager}); counted against that caller's cap. */
+  readonly owner: string | undefined;
   lastPolledAt: number;
 }
 
@@ -74,7 +80,8 @@ type Filter = LogsFilter | FilterState<"blocks", Hex> | PendingTransactionsFilte
  * reading storage: each new head appends its hash to block filters and its matching logs (in block
  * order) to log filters; each pending transaction appends its hash to pending-transaction filters.
  * `changes` hands out and resets what accumulated since the last poll. A filter not polled within the
- * timeout is removed by a periodic sweep (and is never found once its time is up).
+ * timeout is removed by a periodic sweep (and is never found once its time is up). Installs are
+ * capped over all callers and per caller (`owner`: the transport's caller, see `RpcContext.caller`).
  */
 export class FilterManager {
   private readonly filters = new Map<string, Filter>();
@@ -83,6 +90,8 @@ export class FilterManager {
   private readonly pendingFilters = new Set<PendingTransactionsFilter>();
   private readonly timeoutMs: number;
   private readonly maxFilters: number;
+  private readonly maxFiltersPerCaller: number;
+  private readonly perCaller = new Map<string, number>();
   private readonly maxChanges: number;
   private readonly unsubscribe: (() => void)[];
   private readonly sweeper: NodeJS.Timeout;
@@ -91,6 +100,7 @@ export class FilterManager {
     this.timeoutMs = options.filterTimeoutMs ?? FILTER_DEFAULTS.timeoutMs;
     this.maxFilters = options.maxFilters ?? FILTER_DEFAULTS.maxFilters;
     this.maxChanges = options.maxChanges ?? FILTER_DEFAULTS.maxChanges;
+    this.maxFiltersPerCaller = options.maxFiltersPerCaller ?? FILTER_DEFAULTS.maxFiltersPerCaller;
     const sweepIntervalMs =
       options.sweepIntervalMs ?? Math.min(this.timeoutMs, FILTER_DEFAULTS.maxSweepIntervalMs);
     this.unsubscribe = [
@@ -106,26 +116,26 @@ export class FilterManager {
     return this.filters.size;
   }
 
-  /** Installs a log filter; returns its id. */
-  newLogFilter(spec: LogFilterSpec): string {
-    const filter: LogsFilter = { ...this.base<"logs", RpcLog>("logs"), spec };
+  /** Installs a log filter for `owner`; returns its id. */
+  newLogFilter(spec: LogFilterSpec, owner?: string): string {
+    const filter: LogsFilter = { ...this.base<"logs", RpcLog>("logs", owner), spec };
     this.install(filter);
     this.logFilters.add(filter);
     return filter.id;
   }
 
-  /** Installs a filter collecting the hashes of new blocks; returns its id. */
-  newBlockFilter(): string {
-    const filter = this.base<"blocks", Hex>("blocks");
+  /** Installs a filter collecting the hashes of new blocks for `owner`; returns its id. */
+  newBlockFilter(owner?: string): string {
+    const filter = this.base<"blocks", Hex>("blocks", owner);
     this.install(filter);
     this.blockFilters.add(filter);
     return filter.id;
   }
 
-  /** Installs a filter collecting new pending transactions (hashes, or full objects); returns its id. */
-  newPendingTransactionFilter(fullTransactions = false): string {
+  /** Installs a filter collecting new pending transactions (hashes, or full objects) for `owner`; returns its id. */
+  newPendingTransactionFilter(fullTransactions = false, owner?: string): string {
     const filter: PendingTransactionsFilter = {
-      ...this.base<"pendingTransactions", Hex | RpcTransaction>("pendingTransactions"),
+      ...this.base<"pendingTransactions", Hex | RpcTransaction>("pendingTransactions", owner),
       fullTransactions,
     };
     this.install(filter);
@@ -164,15 +174,20 @@ export class FilterManager {
     clearInterval(this.sweeper);
     for (const off of this.unsubscribe) off();
     this.filters.clear();
+    this.perCaller.clear();
     this.logFilters.clear();
     this.blockFilters.clear();
     this.pendingFilters.clear();
   }
 
-  private base<K extends FilterKind, C extends FilterChange>(kind: K): FilterState<K, C> {
+  private base<K extends FilterKind, C extends FilterChange>(
+    kind: K,
+    owner: string | undefined,
+  ): FilterState<K, C> {
     return {
       id: newRpcId(),
       kind,
+      owner,
       changes: new BoundedBuffer<C>(this.maxChanges),
       lastPolledAt: Date.now(),
     };
@@ -181,6 +196,14 @@ export class FilterManager {
   private install(filter: Filter): void {
     if (this.filters.size >= this.maxFilters) this.sweep();
     if (this.filters.size >= this.maxFilters) throw new TooManyFiltersError(this.maxFilters);
+    const { owner } = filter;
+    if (owner !== undefined) {
+      const held = this.perCaller.get(owner) ?? 0;
+      if (held >= this.maxFiltersPerCaller) this.sweep();
+      const live = this.perCaller.get(owner) ?? 0;
+      if (live >= this.maxFiltersPerCaller) throw new TooManyFiltersError(this.maxFiltersPerCaller, "caller");
+      this.perCaller.set(owner, live + 1);
+    }
     this.filters.set(filter.id, filter);
   }
 
@@ -201,7 +224,12 @@ export class FilterManager {
   }
 
   private remove(filter: Filter): void {
-    this.filters.delete(filter.id);
+    if (!this.filters.delete(filter.id)) return;
+    if (filter.owner !== undefined) {
+      const left = (this.perCaller.get(filter.owner) ?? 1) - 1;
+      if (left > 0) this.perCaller.set(filter.owner, left);
+      else this.perCaller.delete(filter.owner);
+    }
     if (filter.kind === "logs") this.logFilters.delete(filter);
     else if (filter.kind === "blocks") this.blockFilters.delete(filter);
     else this.pendingFilters.delete(filter);

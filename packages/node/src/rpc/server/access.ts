@@ -22,8 +22,6 @@ export type GateDecision =
  * The node has none by default; `strata node --api-keys` passes the gateway's access control here.
  */
 export interface RequestGate {
-  /** Checks the caller's key without charging anything; an error refuses a WebSocket upgrade. */
-  admit(caller: Caller): Promise<RpcError | undefined>;
   /** Checks the caller's key and charges `cost` calls against its limits. */
   authorize(caller: Caller, cost: number): Promise<GateDecision>;
 }
@@ -41,15 +39,6 @@ export async function authorize(gate: RequestGate, caller: Caller, cost: number)
     return await gate.authorize(caller, cost);
   } catch (error) {
     return { allowed: false, error: new AccessCheckUnavailableError(error), headers: {} };
-  }
-}
-
-/** {@link RequestGate.admit}, with a failing gate turned into a refusal. */
-export async function admit(gate: RequestGate, caller: Caller): Promise<RpcError | undefined> {
-  try {
-    return await gate.admit(caller);
-  } catch (error) {
-    return new AccessCheckUnavailableError(error);
   }
 }
 

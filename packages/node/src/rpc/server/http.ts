@@ -9,16 +9,13 @@ import {
   type RpcError,
 } from "@strata/protocol";
 import type { NodeConfig } from "../../config/node-config.js";
+import type { MetricsEndpoint } from "../../metrics/metrics-server.js";
 import type { DispatchResult, RpcDispatcher } from "../dispatcher.js";
 import { andThen, type MaybePromise } from "../maybe-promise.js";
 import type { RpcContext } from "../registry.js";
 import { authorize, bodyRefusal, callerOf, costOf, type RequestGate } from "./access.js";
 
-/** What `GET /metrics` serves: Prometheus text and its content type. */
-export interface MetricsEndpoint {
-  render(): Promise<string>;
-  readonly contentType: string;
-}
+export type { MetricsEndpoint };
 
 /** HTTP transport settings. */
 export type HttpOptions = NodeConfig["rpc"];
@@ -34,6 +31,7 @@ export class HttpRpcServer {
   constructor(
     private readonly dispatcher: RpcDispatcher,
     private readonly options: HttpOptions,
+    /** Served on `GET /metrics` of this port; absent: 404 (metrics on their own port, or off). */
     private readonly metrics?: MetricsEndpoint,
     /** API keys and rate limits; without one every request is answered (the default). */
     private readonly gate?: RequestGate,
@@ -209,6 +207,10 @@ class HttpRequestContext implements RpcContext {
   #controller: AbortController | undefined;
 
   constructor(private readonly res: ServerResponse) {}
+
+  get caller(): string {
+    return `ip:${this.res.req.socket.remoteAddress ?? "unknown"}`;
+  }
 
   get signal(): AbortSignal {
     if (!this.#controller) {

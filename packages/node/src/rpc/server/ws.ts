@@ -9,15 +9,7 @@ import { andThen } from "../maybe-promise.js";
 import type { RpcContext } from "../registry.js";
 import type { SubscriptionManager } from "../subscriptions/subscription-manager.js";
 import type { SubscriptionSink } from "../subscriptions/subscription-sink.js";
-import {
-  admit,
-  authorize,
-  type Caller,
-  callerOf,
-  costOf,
-  messageRefusal,
-  type RequestGate,
-} from "./access.js";
+import { authorize, type Caller, callerOf, costOf, messageRefusal, type RequestGate } from "./access.js";
 
 /** A connection whose messages a gate charges to the caller that opened it. */
 interface ChargedCaller {
@@ -81,32 +73,41 @@ export class WebSocketRpcServer {
       return;
     }
     if (this.gate === undefined) {
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, undefined));
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, undefined, req));
       return;
     }
     const caller = callerOf(req);
     const gate = this.gate;
-    void admit(gate, caller).then((error) => {
-      if (error === undefined) {
-        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, { gate, caller }));
+    // The upgrade counts as one call of the caller: opening sockets is not free.
+    void authorize(gate, caller, 1).then((decision) => {
+      if (decision.allowed) {
+        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, { gate, caller }, req));
         return;
       }
+      const { error } = decision;
       const body = encodeError("null", error);
+      const headers = Object.entries(decision.headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join("");
       socket.end(
-        `HTTP/1.1 ${error.httpStatus} ${STATUS_CODES[error.httpStatus]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `HTTP/1.1 ${error.httpStatus} ${STATUS_CODES[error.httpStatus]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n\r\n${body}`,
       );
     });
   }
 
   /** `charged` is set when a gate charges this connection's messages to its caller. */
-  private accept(ws: WebSocket, charged: ChargedCaller | undefined): void {
+  private accept(ws: WebSocket, charged: ChargedCaller | undefined, req: IncomingMessage): void {
     const sink = createSink(ws, this.options.maxWsQueuedBytes);
     this.sinks.set(ws, sink);
     // Calls still running when the connection goes are stopped.
     const open = new AbortController();
     // Each call running on a worker listens on it while in flight.
     setMaxListeners(0, open.signal);
-    const context: RpcContext = { connection: sink, signal: open.signal };
+    const context: RpcContext = {
+      connection: sink,
+      signal: open.signal,
+      caller: `ip:${req.socket.remoteAddress ?? "unknown"}`,
+    };
     ws.on("message", (data, isBinary) => {
       if (isBinary) {
         ws.close(UNSUPPORTED_DATA, "binary frames are not supported");

@@ -8,24 +8,26 @@ const FilterId = z.string({ error: "cannot unmarshal non-string into rpc.ID" });
 
 /**
  * Polling filters (geth's `eth_newFilter` family): install, poll changes, re-run a log filter's
- * query, uninstall. Unknown or expired ids answer -32000 "filter not found".
+ * query, uninstall. Unknown or expired ids answer -32000 "filter not found". Installs count
+ * against the caller's address (HTTP and WebSocket alike) and the node's cap.
  */
 export const filterMethods = {
   eth_newFilter: defineMethod({
     params: [LogFilter],
     required: 1,
-    handler: ([filter], services) => services.filters.newLogFilter(toLogFilterSpec(services, filter)),
+    handler: ([filter], services, context) =>
+      services.filters.newLogFilter(toLogFilterSpec(services, filter), context.caller),
   }),
   eth_newBlockFilter: defineMethod({
     params: [],
     required: 0,
-    handler: (_args, services) => services.filters.newBlockFilter(),
+    handler: (_args, services, context) => services.filters.newBlockFilter(context.caller),
   }),
   eth_newPendingTransactionFilter: defineMethod({
     params: [Bool],
     required: 0,
-    handler: ([fullTransactions], services) =>
-      services.filters.newPendingTransactionFilter(fullTransactions ?? false),
+    handler: ([fullTransactions], services, context) =>
+      services.filters.newPendingTransactionFilter(fullTransactions ?? false, context.caller),
   }),
   eth_getFilterChanges: defineMethod({
     params: [FilterId],
