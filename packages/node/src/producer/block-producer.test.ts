@@ -98,14 +98,16 @@ describe("block production modes", () => {
       const [first, second, third] = await Promise.all([0, 1, 2].map((n) => signedTransfer(n)));
       const send = async (raw: string) =>
         (await rpc(t.url, "eth_sendRawTransaction", [raw])).result as string;
-      const hashes = [await send(first!)];
+      // Reaches an idle producer: answered once its block is committed.
+      const firstSent = send(first!);
       await sleep(10);
-      // Arrives while the first block is being built: the load is now a stream.
-      hashes.push(await send(second!));
+      // Arrives while the first block is being built: the load is now a stream, answered at once.
+      const secondSent = send(second!);
       while (builds.length === 0) await sleep(1);
       await sleep(10);
       // Arrives after the first block, while the producer gathers for the next one.
-      hashes.push(await send(third!));
+      const thirdSent = send(third!);
+      const hashes = await Promise.all([firstSent, secondSent, thirdSent]);
       for (let i = 0; i < 200 && builds.length < 2; i++) await sleep(5);
       const blockOf = async (hash: string) =>
         ((await rpc(t.url, "eth_getTransactionReceipt", [hash])).result as { blockNumber: string })

@@ -25,6 +25,9 @@ async function submit(services: RpcServices, raw: Uint8Array): Promise<string> {
     services.senderRecovery,
   );
   const pooled = await services.pool.add(tx);
+  // Automine with an idle producer: the transaction is mined before the answer, so the receipt is
+  // there when the client first asks. Under a stream of transactions blocks are batched instead.
+  await services.producer.upcomingBlock();
   return pooled.hash;
 }
 
@@ -66,7 +69,9 @@ export const transactionMethods = {
       const head = services.chain.head;
       const account = await services.chain.account(head, from);
       const nonce = request.nonce ?? services.pool.pendingNonce(from, account?.nonce ?? 0n);
-      const gasLimit = request.gas ?? (await services.calls.estimateGas({ ...request, nonce }, head));
+      const gasLimit =
+        request.gas ??
+        (await services.calls.estimateGas({ ...request, nonce }, await services.pending.callBlock()));
       const input = request.input ?? request.data ?? "0x";
       const base = {
         nonce,
