@@ -183,6 +183,7 @@ export async function createNode(
     subscriptions,
     filters,
     devAccounts: new Map(devAccounts.map((a) => [a.address, a.privateKey])),
+    impersonated: new Set(),
     clientVersion: CLIENT_VERSION,
     depin: new DePINNodeService(moduleCalls),
     predictions: new PredictionService(moduleCalls),

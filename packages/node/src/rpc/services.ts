@@ -29,6 +29,8 @@ export interface RpcServices {
   readonly subscriptions: SubscriptionManager;
   /** Polling filters of `eth_newFilter` and friends. */
   readonly filters: FilterManager;
+  /** Accounts `eth_sendTransaction` may send from without a key (dev: `anvil_impersonateAccount`), lowercase. */
+  readonly impersonated: Set<string>;
   /** Private keys of the unlocked development accounts (dev networks only), by lowercase address. */
   readonly devAccounts: ReadonlyMap<string, Uint8Array>;
   readonly clientVersion: string;
