@@ -202,5 +202,6 @@ export function impersonatedTransaction(data: TypedTxData, from: string, service
   );
   const sender = createAddressFromString(from);
   Object.defineProperty(tx, "getSenderAddress", { value: () => sender });
-  return Object.freeze(tx);
+  Object.freeze(tx);
+  return tx;
 }
