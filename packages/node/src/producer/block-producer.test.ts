@@ -107,8 +107,7 @@ describe("block production modes", () => {
       // Arrives while the first block is being built: the load is now a stream, answered at once.
       const secondSent = send(second!);
       while (builds.length === 0) await sleep(1);
-      await sleep(10);
-      // Arrives after the first block, while the producer gathers for the next one.
+      // Arrives once the first block is built, before the next one starts (the producer gathers).
       const thirdSent = send(third!);
       const hashes = await Promise.all([firstSent, secondSent, thirdSent]);
       const blockOf = async (hash: string) => {
