@@ -1,6 +1,7 @@
 import { blockNumber } from "./blockNumber.js";
 import { call } from "./call.js";
 import { callDistinct } from "./callDistinct.js";
+import { dappWorkflow } from "./dappWorkflow.js";
 import { getBalance } from "./getBalance.js";
 import { getLogs, getLogsTopic } from "./getLogs.js";
 import { ingest } from "./ingest.js";
@@ -25,4 +26,5 @@ export const SCENARIOS: readonly Scenario[] = [
   receipt,
   ingest,
   wsNewHeads,
+  dappWorkflow,
 ];

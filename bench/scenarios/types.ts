@@ -26,7 +26,7 @@ export interface ScenarioContext {
 
 /** What one scenario measured on one node. */
 export interface Measurement {
-  unit: "req/s" | "tx/s" | "notif/s";
+  unit: "req/s" | "tx/s" | "notif/s" | "runs/s";
   throughput: number;
   p50Ms: number | null;
   p99Ms: number | null;

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import type { Block } from "@ethereumjs/block";
 import { ForecastThread } from "@strata/predictor";
 import type { Logger } from "pino";
 import { Chain } from "./chain/chain.js";
@@ -25,6 +26,7 @@ import { DePINNodeService } from "./modules/depin/depin-nodes.js";
 import { PredictionService } from "./modules/oracle/prediction-service.js";
 import { StakingService } from "./modules/staking/staking-service.js";
 import { BlockProducer } from "./producer/block-producer.js";
+import { PendingBlocks } from "./producer/pending-block.js";
 import { createBuiltinReporter } from "./reporter/builtin-reporter.js";
 import type { PriceReporter } from "./reporter/price-reporter.js";
 import { RpcDispatcher } from "./rpc/dispatcher.js";
@@ -129,6 +131,20 @@ export async function createNode(
     },
     logger.child({ module: "producer" }),
   );
+  // `pending` is built on its own trie node database over the same store: nothing it writes is kept.
+  const scratchTrieDb = new TrieDatabase(kv);
+  const scratchStates = new StateFactory(scratchTrieDb, common);
+  const pending = new PendingBlocks({
+    chain,
+    pool,
+    producer,
+    executor: new BlockExecutor(common, scratchStates, scratchTrieDb, chainView),
+    scratchState: (root) => scratchStates.at(root, "lru"),
+    coinbase: new Uint8Array(20),
+    ...(engine ? { engine } : {}),
+  });
+  const stateAt = (block: Block) => pending.stateOf(block) ?? chain.stateAt(block);
+  const isLocal = (block: Block) => pending.stateOf(block) !== undefined;
   const devAccounts = deriveDevAccounts(config.network);
   const subscriptions = new SubscriptionManager(chain, config.rpc.maxSubscriptionsPerConnection);
   const filters = new FilterManager(chain.events);
@@ -162,18 +178,17 @@ export async function createNode(
     chain,
     pool,
     producer,
+    pending,
     senderRecovery,
-    calls: new CallExecutor(
-      common,
-      (block) => chain.stateAt(block),
-      chainView,
-      config.rpc.gasCap,
-      config.rpc.maxQueueWaitMs,
-      { timeoutMs: config.rpc.evmTimeoutMs, ...(callWorkers ? { offload: callWorkers } : {}) },
-    ),
+    calls: new CallExecutor(common, stateAt, chainView, config.rpc.gasCap, config.rpc.maxQueueWaitMs, {
+      timeoutMs: config.rpc.evmTimeoutMs,
+      isLocal,
+      ...(callWorkers ? { offload: callWorkers } : {}),
+    }),
     subscriptions,
     filters,
     devAccounts: new Map(devAccounts.map((a) => [a.address, a.privateKey])),
+    impersonated: new Set(),
     clientVersion: CLIENT_VERSION,
     depin: new DePINNodeService(moduleCalls),
     predictions: new PredictionService(moduleCalls, forecasts),

@@ -72,6 +72,11 @@ export interface BuiltBlock {
   readonly accounts?: ReadonlyMap<string, Account | undefined>;
 }
 
+/** The `mixHash` (prevRandao) of the block built on `parent`. */
+export function blockMixHash(parent: Block): Uint8Array {
+  return keccak256(concatBytes(parent.hash(), bigIntToBytes(parent.header.number + 1n)));
+}
+
 /** Cached entries (accounts, slots, code) beyond which a block's state is not carried to the next block. */
 const WARM_STATE_LIMIT = 200_000;
 
@@ -111,7 +116,7 @@ export class BlockExecutor {
     if (template.timestamp !== proposed.timestamp) {
       vm.common.setHardforkBy({ blockNumber: number, timestamp: template.timestamp });
     }
-    const mixHash = keccak256(concatBytes(parent.hash(), bigIntToBytes(number)));
+    const mixHash = blockMixHash(parent);
     const builder = await StreamingBlockBuilder.start(vm, {
       parentBlock: parent,
       headerData: {

@@ -50,6 +50,8 @@ export interface CallExecutorOptions {
   readonly offload?: CallOffload;
   /** Wall-clock time a call, estimate or access list may take (default: no limit). */
   readonly timeoutMs?: number;
+  /** Blocks only this thread can see (the pending block): calls on them are not offloaded. */
+  readonly isLocal?: (block: Block) => boolean;
 }
 
 const CALL_STIPEND = 2300n;
@@ -74,6 +76,7 @@ export class CallExecutor {
   private lock: Promise<unknown> = Promise.resolve();
   private readonly results: CallResultCache | undefined;
   private readonly offload: CallOffload | undefined;
+  private readonly isLocal: ((block: Block) => boolean) | undefined;
   private readonly timeoutMs: number;
 
   constructor(
@@ -87,6 +90,7 @@ export class CallExecutor {
   ) {
     this.results = options.cacheResults === false ? undefined : new CallResultCache();
     this.offload = options.offload;
+    this.isLocal = options.isLocal;
     this.timeoutMs = options.timeoutMs ?? Number.POSITIVE_INFINITY;
   }
 
@@ -102,8 +106,8 @@ export class CallExecutor {
     if (!outcome) {
       const limit = runLimit(this.timeoutMs, caller?.signal);
       checkRunLimit(limit);
-      outcome =
-        (await this.offload?.call(request, block, limit)) ?? (await this.execute(request, block, limit));
+      const offload = this.isLocal?.(block) ? undefined : this.offload;
+      outcome = (await offload?.call(request, block, limit)) ?? (await this.execute(request, block, limit));
       this.results?.set(blockHash, request, outcome);
     }
     if ("error" in outcome) throw outcome.error;

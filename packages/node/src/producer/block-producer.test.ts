@@ -80,12 +80,14 @@ describe("block production modes", () => {
   it("instant: a block built while transactions kept arriving is followed by a gathering pause", async () => {
     // Blocks that take 30 ms more to build, and when each build started and ended.
     const builds: { start: number; end: number }[] = [];
+    let started = 0;
     const build = BlockExecutor.prototype.build;
     const slow = vi.spyOn(BlockExecutor.prototype, "build").mockImplementation(async function (
       this: BlockExecutor,
       ...args: Parameters<BlockExecutor["build"]>
     ) {
       const start = performance.now();
+      started++;
       await sleep(30);
       try {
         return await build.apply(this, args);
@@ -98,18 +100,26 @@ describe("block production modes", () => {
       const [first, second, third] = await Promise.all([0, 1, 2].map((n) => signedTransfer(n)));
       const send = async (raw: string) =>
         (await rpc(t.url, "eth_sendRawTransaction", [raw])).result as string;
-      const hashes = [await send(first!)];
-      await sleep(10);
-      // Arrives while the first block is being built: the load is now a stream.
-      hashes.push(await send(second!));
+      // Reaches an idle producer: answered once its block is committed.
+      const firstSent = send(first!);
+      while (started === 0) await sleep(1);
+      await sleep(5);
+      // Arrives while the first block is being built: the load is now a stream, answered at once.
+      const secondSent = send(second!);
       while (builds.length === 0) await sleep(1);
-      await sleep(10);
-      // Arrives after the first block, while the producer gathers for the next one.
-      hashes.push(await send(third!));
-      for (let i = 0; i < 200 && builds.length < 2; i++) await sleep(5);
-      const blockOf = async (hash: string) =>
-        ((await rpc(t.url, "eth_getTransactionReceipt", [hash])).result as { blockNumber: string })
-          .blockNumber;
+      // Arrives once the first block is built, before the next one starts (the producer gathers).
+      const thirdSent = send(third!);
+      const hashes = await Promise.all([firstSent, secondSent, thirdSent]);
+      const blockOf = async (hash: string) => {
+        for (let i = 0; i < 1000; i++) {
+          const receipt = (await rpc(t.url, "eth_getTransactionReceipt", [hash])).result as {
+            blockNumber: string;
+          } | null;
+          if (receipt) return receipt.blockNumber;
+          await sleep(5);
+        }
+        throw new Error(`${hash} not mined`);
+      };
       const [a, b, c] = await Promise.all(hashes.map(blockOf));
       expect(Number(b)).toBe(Number(a) + 1);
       expect(c).toBe(b);

@@ -6,6 +6,7 @@ import type { PosEngine } from "../consensus/engine.js";
 import { NotYourTurnError } from "../consensus/errors.js";
 import type { BlockExecutor } from "../execution/block-executor.js";
 import type { TxPool } from "../txpool/tx-pool.js";
+import { DevStateEdits } from "./dev-state-edits.js";
 
 /** Settings of the block producer. */
 export interface ProducerOptions {
@@ -23,15 +24,28 @@ const MAX_GATHER_MS = 50;
  * Produces blocks from the pool: `instant` mines as soon as transactions arrive (everything pending
  * at that moment goes into one block; under a stream of transactions, each block first waits as long
  * as the previous one took to build), `interval` every block time (empty blocks included), `manual`
- * only when {@link BlockProducer.mine} is called. Blocks are built one at a time.
+ * only when {@link BlockProducer.mine} is called. Blocks are built one at a time. On dev networks
+ * automine and interval mining can be switched at run time (`evm_setAutomine`,
+ * `evm_setIntervalMining`), the clock moved (`evm_increaseTime`, `evm_setNextBlockTimestamp`) and
+ * state edits queued for the next block ({@link BlockProducer.edits}).
  */
 export class BlockProducer {
+  /** State edits of the dev methods, applied at the start of the next block. */
+  readonly edits = new DevStateEdits();
   private queue: Promise<unknown> = Promise.resolve();
   private scheduled = false;
+  /** The automine loop is building blocks. */
+  private running = false;
+  /** The block an idle automine producer is about to build: resolves once it is committed. */
+  private upcoming: { promise: Promise<void>; resolve: () => void } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private nextTimestamp: bigint | undefined;
-  private stopped = false;
+  /** Seconds added to the wall clock for block timestamps (dev: `evm_increaseTime`). */
+  private timeOffset = 0n;
+  private automine: boolean;
+  private intervalMs: number;
+  private stopped = true;
 
   constructor(
     private readonly chain: Chain,
@@ -39,25 +53,19 @@ export class BlockProducer {
     private readonly executor: BlockExecutor,
     private readonly options: ProducerOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.automine = options.mode === "instant";
+    this.intervalMs = options.mode === "interval" ? options.blockTimeSeconds * 1000 : 0;
+  }
 
   /** Starts producing according to the mode. */
   start(): void {
     this.stopped = false;
-    if (this.options.mode === "instant") {
-      this.unsubscribe = this.chain.events.on("pendingTransaction", () => this.schedule());
-      if (this.pool.size > 0) this.schedule();
-    } else if (this.options.mode === "interval") {
-      this.timer = setInterval(
-        () =>
-          void this.mine(1).catch((error: unknown) => {
-            // A validator waiting for its turn (or another validator's block) is not an error.
-            if (!(error instanceof NotYourTurnError))
-              this.log.warn({ err: error }, "block production failed");
-          }),
-        this.options.blockTimeSeconds * 1000,
-      );
-    }
+    this.unsubscribe = this.chain.events.on("pendingTransaction", () => {
+      if (this.automine) this.schedule();
+    });
+    if (this.automine && this.pool.size > 0) this.schedule();
+    this.startTimer();
   }
 
   /** Stops producing and waits for a block being built to be committed. */
@@ -65,40 +73,154 @@ export class BlockProducer {
     this.stopped = true;
     this.unsubscribe?.();
     if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
     await this.queue.catch(() => {});
   }
 
-  /** Sets the timestamp of the next block (dev networks). */
+  /** True when transactions are mined as they arrive. */
+  get isAutomine(): boolean {
+    return this.automine;
+  }
+
+  /** Milliseconds between interval blocks; 0 when interval mining is off. */
+  get miningIntervalMs(): number {
+    return this.intervalMs;
+  }
+
+  /** Turns mining on arrival on or off (dev: `evm_setAutomine`). */
+  setAutomine(on: boolean): void {
+    this.automine = on;
+    if (on && !this.stopped && this.pool.hasExecutable()) this.schedule();
+  }
+
+  /** Mines a block every `ms` milliseconds, or never on a timer when 0 (dev: `evm_setIntervalMining`). */
+  setIntervalMining(ms: number): void {
+    this.intervalMs = ms;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (!this.stopped) this.startTimer();
+  }
+
+  /** Sets the timestamp of the next block (dev networks); later blocks continue from it. */
   setNextTimestamp(timestamp: bigint): void {
     this.nextTimestamp = timestamp;
   }
 
-  /** Mines `count` blocks (empty if the pool has nothing executable) and resolves once they are committed. */
-  mine(count = 1): Promise<void> {
+  /** Moves the clock of block timestamps forward by `seconds`; returns the total offset (dev: `evm_increaseTime`). */
+  increaseTime(seconds: bigint): bigint {
+    this.timeOffset += seconds;
+    return this.timeOffset;
+  }
+
+  /** Clears the clock offset, the next timestamp and queued state edits (dev: `anvil_reset`). */
+  resetClock(): void {
+    this.timeOffset = 0n;
+    this.nextTimestamp = undefined;
+  }
+
+  /**
+   * The timestamp the next block will carry: the one set for it, else the (offset) clock, or on an
+   * interval the head's plus the interval when that is later; always after the head's.
+   */
+  pendingTimestamp(): bigint {
+    const parent = this.chain.head.header.timestamp;
+    let wanted = this.nextTimestamp ?? this.clock();
+    if (this.nextTimestamp === undefined && this.intervalMs > 0 && !this.automine) {
+      const onInterval = parent + BigInt(Math.max(1, Math.round(this.intervalMs / 1000)));
+      if (onInterval > wanted) wanted = onInterval;
+    }
+    return wanted > parent ? wanted : parent + 1n;
+  }
+
+  /**
+   * The commit of the block an idle automine producer is about to build, which holds every
+   * transaction added so far; undefined when blocks are already being built (a stream of
+   * transactions: they are batched) or automine is off.
+   */
+  upcomingBlock(): Promise<void> | undefined {
+    return this.upcoming?.promise;
+  }
+
+  /**
+   * Mines `count` blocks (empty if the pool has nothing executable) and resolves once they are
+   * committed. With `intervalSeconds`, each block after the first is stamped that long after the
+   * one before it.
+   */
+  mine(count = 1, intervalSeconds?: bigint): Promise<void> {
     const run = this.queue.then(async () => {
-      for (let i = 0; i < count; i++) await this.produceOne();
+      for (let i = 0; i < count; i++) {
+        if (i > 0 && intervalSeconds !== undefined) {
+          this.nextTimestamp = this.chain.head.header.timestamp + intervalSeconds;
+        }
+        await this.produceOne();
+      }
     });
     this.queue = run.catch(() => {});
     return run;
   }
 
+  /**
+   * Mines a block with no other purpose than applying the queued state edits, when automine is on
+   * (so reads at `latest` see them at once, as on Hardhat and anvil); otherwise they wait for the
+   * next block.
+   */
+  async applyEdits(): Promise<void> {
+    if (this.automine && !this.edits.isEmpty) await this.mine(1);
+  }
+
+  private clock(): bigint {
+    return BigInt(Math.floor(Date.now() / 1000)) + this.timeOffset;
+  }
+
+  private startTimer(): void {
+    if (this.intervalMs <= 0) return;
+    this.timer = setInterval(
+      () =>
+        void this.mine(1).catch((error: unknown) => {
+          // A validator waiting for its turn (or another validator's block) is not an error.
+          if (!(error instanceof NotYourTurnError)) this.log.warn({ err: error }, "block production failed");
+        }),
+      this.intervalMs,
+    );
+  }
+
   private schedule(): void {
+    if (!this.running) {
+      if (!this.upcoming) {
+        let resolve!: () => void;
+        const promise = new Promise<void>((r) => {
+          resolve = r;
+        });
+        this.upcoming = { promise, resolve };
+      }
+    }
     if (this.scheduled || this.stopped) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
       const run = this.queue.then(async () => {
-        let lastBuildMs: number | undefined;
-        while (!this.stopped && this.pool.hasExecutable()) {
-          // Transactions arrived while the last block was built: the load is a stream. The next block
-          // waits as long as the last one took (at most MAX_GATHER_MS), so blocks grow with the load
-          // and their fixed cost (system calls, roots, the store) is paid less often. A transaction
-          // reaching an idle producer is mined at once.
-          if (lastBuildMs !== undefined) await sleep(Math.min(lastBuildMs, MAX_GATHER_MS));
-          if (this.stopped || !this.pool.hasExecutable()) break;
-          const started = performance.now();
-          if ((await this.produceOne()) === 0) break;
-          lastBuildMs = performance.now() - started;
+        this.running = true;
+        let upcoming = this.upcoming;
+        this.upcoming = undefined;
+        try {
+          let lastBuildMs: number | undefined;
+          while (!this.stopped && this.automine && this.pool.hasExecutable()) {
+            // Transactions arrived while the last block was built: the load is a stream. The next
+            // block waits as long as the last one took (at most MAX_GATHER_MS), so blocks grow with
+            // the load and their fixed cost (system calls, roots, the store) is paid less often. A
+            // transaction reaching an idle producer is mined at once.
+            if (lastBuildMs !== undefined) await sleep(Math.min(lastBuildMs, MAX_GATHER_MS));
+            if (this.stopped || !this.pool.hasExecutable()) break;
+            const started = performance.now();
+            const included = await this.produceOne();
+            upcoming?.resolve();
+            upcoming = undefined;
+            if (included === 0) break;
+            lastBuildMs = performance.now() - started;
+          }
+        } finally {
+          this.running = false;
+          upcoming?.resolve();
         }
       });
       this.queue = run.catch((error: unknown) => this.log.error({ err: error }, "block production failed"));
@@ -109,17 +231,25 @@ export class BlockProducer {
   private async produceOne(): Promise<number> {
     const parent = this.chain.head;
     const baseFee = parent.header.calcNextBaseFee();
-    const now = BigInt(Math.floor(Date.now() / 1000));
-    const minimum = parent.header.timestamp + 1n;
-    const wanted = this.nextTimestamp ?? now;
+    const chosen = this.nextTimestamp;
+    const timestamp = this.pendingTimestamp();
     this.nextTimestamp = undefined;
-    const timestamp = wanted > minimum ? wanted : minimum;
-    const built = await this.executor.build(parent, this.pool.executable(baseFee), {
-      timestamp,
-      coinbase: this.options.coinbase,
-      ...(this.options.engine ? { hooks: this.options.engine.producerHooks() } : {}),
-    });
+    const edits = this.edits.take();
+    const hooks = this.options.engine?.producerHooks();
+    const built = await this.executor
+      .build(parent, this.pool.executable(baseFee), {
+        timestamp,
+        coinbase: this.options.coinbase,
+        ...(hooks || edits ? { hooks: this.edits.withEdits(hooks, edits)! } : {}),
+      })
+      .catch((error: unknown) => {
+        this.edits.putBack(edits);
+        throw error;
+      });
     await this.chain.commit(built);
+    // As Hardhat: after a block with a chosen timestamp, the clock continues from it.
+    if (chosen !== undefined)
+      this.timeOffset = built.block.header.timestamp - BigInt(Math.floor(Date.now() / 1000));
     for (const { tx, error } of built.rejected) {
       this.log.debug({ hash: tx.hash(), reason: error.message }, "transaction dropped by block producer");
     }

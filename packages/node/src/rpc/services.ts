@@ -10,6 +10,7 @@ import type { DePINNodeService } from "../modules/depin/depin-nodes.js";
 import type { PredictionService } from "../modules/oracle/prediction-service.js";
 import type { StakingService } from "../modules/staking/staking-service.js";
 import type { BlockProducer } from "../producer/block-producer.js";
+import type { PendingBlocks } from "../producer/pending-block.js";
 import type { TxPool } from "../txpool/tx-pool.js";
 import type { FilterManager } from "./filters/filter-manager.js";
 import type { SubscriptionManager } from "./subscriptions/subscription-manager.js";
@@ -20,12 +21,16 @@ export interface RpcServices {
   readonly chain: Chain;
   readonly pool: TxPool;
   readonly producer: BlockProducer;
+  /** The block the node would build next (`pending`). */
+  readonly pending: PendingBlocks;
   readonly calls: CallExecutor;
   /** Worker threads recovering the senders of submitted transactions; undefined: recovered in-thread. */
   readonly senderRecovery: SenderRecovery | undefined;
   readonly subscriptions: SubscriptionManager;
   /** Polling filters of `eth_newFilter` and friends. */
   readonly filters: FilterManager;
+  /** Accounts `eth_sendTransaction` may send from without a key (dev: `anvil_impersonateAccount`), lowercase. */
+  readonly impersonated: Set<string>;
   /** Private keys of the unlocked development accounts (dev networks only), by lowercase address. */
   readonly devAccounts: ReadonlyMap<string, Uint8Array>;
   readonly clientVersion: string;
@@ -48,6 +53,24 @@ export function findBlock(services: RpcServices, selector: BlockSelector): Block
   if (!block || !selector.requireCanonical) return block;
   const canonical = chain.store.canonicalHash(block.header.number);
   return canonical && Buffer.compare(canonical, block.hash()) === 0 ? block : undefined;
+}
+
+/** True when `selector` is the `pending` tag. */
+export function isPending(selector: BlockSelector | undefined): boolean {
+  return selector !== undefined && "tag" in selector && selector.tag === "pending";
+}
+
+/**
+ * The block calls run in: the pending block for `pending` (and for no selector when
+ * `defaultPending`, as `eth_estimateGas`), else as {@link requireBlock}.
+ */
+export function callBlock(
+  services: RpcServices,
+  selector: BlockSelector | undefined,
+  defaultPending = false,
+): Block | Promise<Block> {
+  if (isPending(selector) || (selector === undefined && defaultPending)) return services.pending.callBlock();
+  return requireBlock(services, selector);
 }
 
 /** Like {@link findBlock} but throws geth's "header not found" when there is no such block (state queries). */

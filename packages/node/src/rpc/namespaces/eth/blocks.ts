@@ -4,7 +4,7 @@ import { formatBlock } from "../../format/block.js";
 import { formatReceipt } from "../../format/receipt.js";
 import { formatTransaction } from "../../format/transaction.js";
 import { defineMethod } from "../../registry.js";
-import { findBlock, type RpcServices } from "../../services.js";
+import { findBlock, isPending, type RpcServices } from "../../services.js";
 
 function hashBytes(hash: string): Uint8Array {
   return Buffer.from(hash.slice(2), "hex");
@@ -31,6 +31,15 @@ export const blockMethods = {
     params: [BlockNumberOrTag, Bool],
     required: 1,
     handler: ([at, full], services) => {
+      if (isPending(at)) {
+        return services.pending.built().then(({ block, receipts }) => ({
+          ...formatBlock(block, full === true, receipts),
+          // As geth: the pending block is not sealed, so it has no hash, nonce or miner yet.
+          hash: null,
+          nonce: null,
+          miner: null,
+        }));
+      }
       const block = findBlock(services, at);
       return block ? formatBlock(block, full === true, full ? receiptsOf(services, block) : []) : null;
     },

@@ -1,6 +1,6 @@
 import { BlockSpec, CallRequest, toData, toQuantity } from "@strata/protocol";
 import { defineMethod } from "../../registry.js";
-import { requireBlock } from "../../services.js";
+import { callBlock } from "../../services.js";
 
 /** Read-only execution: calls, gas estimates and access lists. */
 export const executeMethods = {
@@ -8,19 +8,20 @@ export const executeMethods = {
     params: [CallRequest, BlockSpec],
     required: 1,
     handler: async ([request, at], services, context) =>
-      toData(await services.calls.call(request, requireBlock(services, at), context)),
+      toData(await services.calls.call(request, await callBlock(services, at), context)),
   }),
   eth_estimateGas: defineMethod({
     params: [CallRequest, BlockSpec],
     required: 1,
     handler: async ([request, at], services, context) =>
-      toQuantity(await services.calls.estimateGas(request, requireBlock(services, at), context)),
+      // Without a tag: the block the transaction lands in (DECISIONS.md "Block tags").
+      toQuantity(await services.calls.estimateGas(request, await callBlock(services, at, true), context)),
   }),
   eth_createAccessList: defineMethod({
     params: [CallRequest, BlockSpec],
     required: 1,
     handler: async ([request, at], services, context) => {
-      const outcome = await services.calls.createAccessList(request, requireBlock(services, at), context);
+      const outcome = await services.calls.createAccessList(request, await callBlock(services, at), context);
       return {
         accessList: outcome.accessList,
         gasUsed: toQuantity(outcome.gasUsed),

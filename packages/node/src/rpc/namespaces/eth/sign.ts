@@ -42,7 +42,10 @@ async function fill(services: RpcServices, request: CallRequest): Promise<TypedT
   const fees = gasPrice !== undefined ? { gasPrice } : { maxFeePerGas, maxPriorityFeePerGas: tip };
   const account = await chain.account(head, from);
   const nonce = request.nonce ?? pool.pendingNonce(from, account?.nonce ?? 0n);
-  const gasLimit = request.gas ?? (await calls.estimateGas({ ...request, ...fees, nonce }, head));
+  // Estimated where the transaction lands, as eth_estimateGas without a tag.
+  const gasLimit =
+    request.gas ??
+    (await calls.estimateGas({ ...request, ...fees, nonce }, await services.pending.callBlock()));
   const base = {
     nonce,
     gasLimit,

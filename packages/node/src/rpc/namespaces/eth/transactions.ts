@@ -1,4 +1,4 @@
-import { createTx, type TypedTxData } from "@ethereumjs/tx";
+import { createTx, type TypedTransaction, type TypedTxData } from "@ethereumjs/tx";
 import { Bytes, CallRequest, Hash32 } from "@strata/protocol";
 import { TxPoolError } from "../../../errors/domain-errors.js";
 import { decodeRawTransaction } from "../../../txpool/decode.js";
@@ -6,6 +6,7 @@ import { formatReceipt } from "../../format/receipt.js";
 import { formatTransaction } from "../../format/transaction.js";
 import { defineMethod } from "../../registry.js";
 import type { RpcServices } from "../../services.js";
+import { impersonatedTransaction } from "../dev.js";
 import { suggestedTip } from "./fees.js";
 
 function locate(services: RpcServices, hash: string) {
@@ -24,7 +25,14 @@ async function submit(services: RpcServices, raw: Uint8Array): Promise<string> {
     services.config.rpc.maxTxBytes,
     services.senderRecovery,
   );
+  return submitDecoded(services, tx);
+}
+
+async function submitDecoded(services: RpcServices, tx: TypedTransaction): Promise<string> {
   const pooled = await services.pool.add(tx);
+  // Automine with an idle producer: the transaction is mined before the answer, so the receipt is
+  // there when the client first asks. Under a stream of transactions blocks are batched instead.
+  await services.producer.upcomingBlock();
   return pooled.hash;
 }
 
@@ -62,11 +70,14 @@ export const transactionMethods = {
     handler: async ([request], services) => {
       const from = request.from;
       const key = from ? services.devAccounts.get(from) : undefined;
-      if (!from || !key) throw new TxPoolError("unknown account");
+      const impersonated = from !== undefined && services.impersonated.has(from.toLowerCase());
+      if (!from || (!key && !impersonated)) throw new TxPoolError("unknown account");
       const head = services.chain.head;
       const account = await services.chain.account(head, from);
       const nonce = request.nonce ?? services.pool.pendingNonce(from, account?.nonce ?? 0n);
-      const gasLimit = request.gas ?? (await services.calls.estimateGas({ ...request, nonce }, head));
+      const gasLimit =
+        request.gas ??
+        (await services.calls.estimateGas({ ...request, nonce }, await services.pending.callBlock()));
       const input = request.input ?? request.data ?? "0x";
       const base = {
         nonce,
@@ -92,6 +103,7 @@ export const transactionMethods = {
           accessList: request.accessList ?? [],
         };
       }
+      if (!key) return submitDecoded(services, impersonatedTransaction(data, from, services));
       const signed = createTx(data, { common: services.chain.common }).sign(key);
       return submit(services, signed.serialize());
     },

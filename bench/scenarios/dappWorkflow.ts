@@ -1,0 +1,171 @@
+import { type Abi, encodeDeployData, encodeFunctionData, type Hex, maxUint256, parseGwei } from "viem";
+import { type DappArtifacts, dappArtifacts } from "../../packages/node/src/e2e/dapp/compile.js";
+import { devAccounts } from "../accounts.js";
+import { percentile } from "../load.js";
+import { hexToNumber, RpcClient, sleep } from "../rpc.js";
+import type { Measurement, Scenario, ScenarioContext } from "./types.js";
+
+/** Swaps per workflow run (each estimated, sent, waited for and traced). */
+const SWAPS = 10;
+/** Workflow runs per node; the median run's wall time is reported. */
+const RUNS = 3;
+/** How often a client polls for a receipt after the first look (viem and ethers poll; tests use short intervals). */
+const RECEIPT_POLL_MS = 10;
+/** Single-block anvil_mine calls timed per node, and the size of the one large call. */
+const MINE_CALLS = 20;
+const MINE_MANY = 1_000;
+
+const E18 = 10n ** 18n;
+const MAX_FEE = parseGwei("100");
+const TIP = parseGwei("1");
+
+/** Per-method request latencies (ms) of one node, and how many receipt polls found nothing yet. */
+class Recorder {
+  readonly latencies = new Map<string, number[]>();
+  emptyPolls = 0;
+
+  constructor(readonly rpc: RpcClient) {}
+
+  async call<T>(method: string, params: readonly unknown[] = []): Promise<T> {
+    const started = performance.now();
+    const result = await this.rpc.call<T>(method, params);
+    const list = this.latencies.get(method) ?? [];
+    list.push(performance.now() - started);
+    this.latencies.set(method, list);
+    return result;
+  }
+
+  p50(method: string): number | null {
+    const list = this.latencies.get(method);
+    return list?.length ? percentile(Float64Array.from(list).sort(), 50) : null;
+  }
+}
+
+/**
+ * What a dApp's test script does, the way viem and ethers do it: estimate (no block tag), sign, send,
+ * poll for the receipt; then read views and trace the swaps.
+ */
+async function workflow(r: Recorder, artifacts: DappArtifacts, chainId: number): Promise<void> {
+  const account = devAccounts()[0]!;
+  let nonce = hexToNumber(await r.call("eth_getTransactionCount", [account.address, "pending"]));
+  const transact = async (to: Hex | undefined, data: Hex) => {
+    const request = { from: account.address, ...(to ? { to } : {}), data };
+    // A fifth over the estimate: anvil estimates in a block that may keep the head's timestamp, so a
+    // swap sent with its bare estimate can run out of gas there (Strata's estimates hold: see
+    // e2e/dapp/estimates.test.ts).
+    const gas = (BigInt(await r.call<string>("eth_estimateGas", [request])) * 6n) / 5n;
+    const raw = await account.signTransaction({
+      chainId,
+      type: "eip1559",
+      nonce: nonce++,
+      ...(to ? { to } : {}),
+      data,
+      gas,
+      maxFeePerGas: MAX_FEE,
+      maxPriorityFeePerGas: TIP,
+    });
+    const hash = await r.call<Hex>("eth_sendRawTransaction", [raw]);
+    for (;;) {
+      const receipt = await r.call<{ status: Hex; contractAddress: Hex | null; gasUsed: Hex } | null>(
+        "eth_getTransactionReceipt",
+        [hash],
+      );
+      if (receipt) {
+        if (receipt.status !== "0x1")
+          throw new Error(
+            `transaction ${hash} (${data.slice(0, 10)}) failed: gas ${gas}, used ${BigInt(receipt.gasUsed)}`,
+          );
+        return { hash, contractAddress: receipt.contractAddress };
+      }
+      r.emptyPolls++;
+      await sleep(RECEIPT_POLL_MS);
+    }
+  };
+  const deploy = async (abi: Abi, bytecode: Hex, args: readonly unknown[] = []) =>
+    (await transact(undefined, encodeDeployData({ abi, bytecode, args }))).contractAddress!;
+  const send = (to: Hex, abi: Abi, functionName: string, args: readonly unknown[]) =>
+    transact(to, encodeFunctionData({ abi, functionName, args }));
+  const view = (to: Hex, abi: Abi, functionName: string, args: readonly unknown[] = []) =>
+    r.call<Hex>("eth_call", [{ to, data: encodeFunctionData({ abi, functionName, args }) }, "latest"]);
+
+  const { PlainToken, UniswapV2Factory, V2Driver } = artifacts;
+  const tokenA = await deploy(PlainToken.abi, PlainToken.bytecode, ["A", 10n ** 30n]);
+  const tokenB = await deploy(PlainToken.abi, PlainToken.bytecode, ["B", 10n ** 30n]);
+  const factory = await deploy(UniswapV2Factory.abi, UniswapV2Factory.bytecode, [account.address]);
+  await send(factory, UniswapV2Factory.abi, "createPair", [tokenA, tokenB]);
+  const pair =
+    `0x${(await view(factory, UniswapV2Factory.abi, "getPair", [tokenA, tokenB])).slice(26)}` as Hex;
+  const driver = await deploy(V2Driver.abi, V2Driver.bytecode);
+  for (const token of [tokenA, tokenB]) await send(token, PlainToken.abi, "approve", [driver, maxUint256]);
+  await send(driver, V2Driver.abi, "addLiquidity", [pair, tokenA, tokenB, 10n ** 6n * E18, 10n ** 6n * E18]);
+  const swaps: Hex[] = [];
+  for (let i = 0; i < SWAPS; i++) {
+    const tokenIn = i % 2 === 0 ? tokenA : tokenB;
+    swaps.push((await send(driver, V2Driver.abi, "swapExactIn", [pair, tokenIn, 1000n * E18])).hash);
+    await view(tokenA, PlainToken.abi, "balanceOf", [account.address]);
+  }
+  for (const hash of swaps) await r.call("debug_traceTransaction", [hash, { tracer: "callTracer" }]);
+}
+
+/**
+ * A dApp test run replayed on each node: deploy two tokens, a Uniswap v2 factory (the published
+ * build), a pair and a driver, approve, add liquidity, then estimate, send, wait for and read ten
+ * swaps, and trace them with callTracer; three runs. Then anvil_mine: single blocks, and 1,000
+ * empty blocks in one call. Reports runs per second (the Strata/anvil column is the inverse of the
+ * wall-time ratio) and the per-method latency of eth_estimateGas, debug_traceTransaction and
+ * anvil_mine.
+ */
+export const dappWorkflow: Scenario = {
+  name: "dappWorkflow",
+  description: "deploy/approve/swap/estimate/receipt/trace workflow with Uniswap v2, then anvil_mine",
+  modes: () => ["instant"],
+  node: "fresh",
+  async run(ctx: ScenarioContext): Promise<Measurement> {
+    const artifacts = (ctx.cache.get("dapp-artifacts") as DappArtifacts | undefined) ?? dappArtifacts();
+    ctx.cache.set("dapp-artifacts", artifacts);
+    const r = new Recorder(new RpcClient(ctx.node.url));
+    const chainId = hexToNumber(await r.rpc.call("eth_chainId"));
+    // One unmeasured run warms both nodes (JIT, caches) alike.
+    await workflow(new Recorder(r.rpc), artifacts, chainId);
+    const walls: number[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const started = performance.now();
+      await workflow(r, artifacts, chainId);
+      walls.push(performance.now() - started);
+    }
+    walls.sort((a, b) => a - b);
+    const wallMs = walls[Math.floor(walls.length / 2)]!;
+    for (let i = 0; i < MINE_CALLS; i++) await r.call("anvil_mine", ["0x1"]);
+    const mineStarted = performance.now();
+    await r.rpc.call("anvil_mine", [`0x${MINE_MANY.toString(16)}`]);
+    const mineManyMs = performance.now() - mineStarted;
+    const estimate = r.p50("eth_estimateGas");
+    const trace = r.p50("debug_traceTransaction");
+    const mine = r.p50("anvil_mine");
+    const fmt = (v: number | null) => (v === null ? "–" : v.toFixed(2));
+    const requests = [...r.latencies.values()].reduce((n, list) => n + list.length, 0) - MINE_CALLS;
+    ctx.log(
+      `workflow ${wallMs.toFixed(0)} ms (median of ${RUNS}); p50 eth_estimateGas ${fmt(estimate)} ms, debug_traceTransaction ${fmt(trace)} ms, anvil_mine ${fmt(mine)} ms; ${MINE_MANY} blocks in ${mineManyMs.toFixed(0)} ms`,
+    );
+    return {
+      unit: "runs/s",
+      throughput: 1000 / wallMs,
+      p50Ms: estimate,
+      p99Ms: null,
+      errors: 0,
+      notes: [
+        `workflow ${(wallMs / 1000).toFixed(2)} s, median of ${RUNS} runs of ${Math.round(requests / RUNS)} requests; p50 column: eth_estimateGas`,
+        `p50 eth_estimateGas ${fmt(estimate)} ms, debug_traceTransaction ${fmt(trace)} ms, anvil_mine ${fmt(mine)} ms`,
+        `anvil_mine ${MINE_MANY} blocks ${mineManyMs.toFixed(0)} ms`,
+        `${r.emptyPolls} receipt polls found nothing`,
+      ],
+      details: {
+        wallMs: walls,
+        p50: { eth_estimateGas: estimate, debug_traceTransaction: trace, anvil_mine: mine },
+        mineManyMs,
+        emptyReceiptPolls: r.emptyPolls,
+        requests: Object.fromEntries([...r.latencies].map(([m, list]) => [m, list.length])),
+      },
+    };
+  },
+};

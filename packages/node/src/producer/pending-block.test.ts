@@ -1,0 +1,130 @@
+import { parseGwei } from "viem";
+import { describe, expect, it } from "vitest";
+import { devAccount, rpc } from "../e2e/clients.js";
+import { startTestNode } from "../testing/test-node.js";
+
+/**
+ * Code run as a creation that returns NUMBER, TIMESTAMP, BASEFEE and BLOCKHASH(NUMBER - 1) as four
+ * words (NUMBER 0 MSTORE, TIMESTAMP 32 MSTORE, BASEFEE 64 MSTORE, BLOCKHASH(NUMBER-1) 96 MSTORE, RETURN(0,128)).
+ */
+const CONTEXT_CODE = "0x436000524260205248604052600143034060605260806000f3";
+
+function words(hex: string): bigint[] {
+  return Array.from({ length: (hex.length - 2) / 64 }, (_, i) =>
+    BigInt(`0x${hex.slice(2 + i * 64, 66 + i * 64)}`),
+  );
+}
+
+async function transfer(nonce: number, to = devAccount(2).address): Promise<string> {
+  return devAccount(1).signTransaction({
+    chainId: 1337,
+    type: "eip1559",
+    nonce,
+    to,
+    value: 1000n,
+    gas: 21_000n,
+    maxFeePerGas: parseGwei("10"),
+    maxPriorityFeePerGas: parseGwei("1"),
+  });
+}
+
+describe("the pending block", () => {
+  it("runs calls in the next block: number, timestamp (evm_setNextBlockTimestamp), base fee, BLOCKHASH of the head", async () => {
+    const t = await startTestNode({ mining: { mode: "manual" } });
+    try {
+      await rpc(t.url, "evm_mine", []);
+      const head = (await rpc(t.url, "eth_getBlockByNumber", ["latest", false])).result as Record<
+        string,
+        string
+      >;
+      const target = BigInt(head.timestamp!) + 1000n;
+      await rpc(t.url, "evm_setNextBlockTimestamp", [`0x${target.toString(16)}`]);
+      // A call that names a fee sees the block's base fee (one that does not runs with none, as geth).
+      const call = { from: devAccount(0).address, data: CONTEXT_CODE, gasPrice: "0x174876e800" };
+      const pending = words((await rpc(t.url, "eth_call", [call, "pending"])).result as string);
+      const latest = words((await rpc(t.url, "eth_call", [call, "latest"])).result as string);
+      expect(pending[0]).toBe(BigInt(head.number!) + 1n);
+      expect(latest[0]).toBe(BigInt(head.number!));
+      expect(pending[1]).toBe(target);
+      const pendingBlock = (await rpc(t.url, "eth_getBlockByNumber", ["pending", false])).result as Record<
+        string,
+        string
+      >;
+      // After an empty head the base fee falls by an eighth.
+      expect(pending[2]).toBe(BigInt(pendingBlock.baseFeePerGas!));
+      expect(pending[2]).toBe(BigInt(head.baseFeePerGas!) - BigInt(head.baseFeePerGas!) / 8n);
+      expect(latest[2]).toBe(BigInt(head.baseFeePerGas!));
+      expect(BigInt(pendingBlock.timestamp!)).toBe(target);
+      expect(pending[3]).toBe(BigInt(head.hash!));
+      const single = (await rpc(t.url, "eth_call", [{ data: "0x4360005260206000f3" }, "pending"])).result;
+      expect(BigInt(single as string)).toBe(BigInt(head.number!) + 1n);
+      // The block then mined carries the timestamp the pending block showed.
+      await rpc(t.url, "evm_mine", []);
+      const mined = (await rpc(t.url, "eth_getBlockByNumber", ["latest", false])).result as Record<
+        string,
+        string
+      >;
+      expect(BigInt(mined.timestamp!)).toBe(target);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it("applies the pool's executable transactions for balance, nonce and the pending block itself", async () => {
+    const t = await startTestNode({ mining: { mode: "manual" } });
+    try {
+      const recipient = "0x00000000000000000000000000000000000000aa";
+      const before = BigInt((await rpc(t.url, "eth_getBalance", [recipient, "latest"])).result as string);
+      const hashes: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        hashes.push(
+          (await rpc(t.url, "eth_sendRawTransaction", [await transfer(i, recipient)])).result as string,
+        );
+      }
+      // A transaction behind a nonce gap is queued, not pending: it is not applied.
+      await rpc(t.url, "eth_sendRawTransaction", [await transfer(5, recipient)]);
+      expect(BigInt((await rpc(t.url, "eth_getBalance", [recipient, "pending"])).result as string)).toBe(
+        before + 2000n,
+      );
+      expect(BigInt((await rpc(t.url, "eth_getBalance", [recipient, "latest"])).result as string)).toBe(
+        before,
+      );
+      expect((await rpc(t.url, "eth_getTransactionCount", [devAccount(1).address, "pending"])).result).toBe(
+        "0x2",
+      );
+      const block = (await rpc(t.url, "eth_getBlockByNumber", ["pending", false])).result as Record<
+        string,
+        unknown
+      >;
+      const head = (await rpc(t.url, "eth_getBlockByNumber", ["latest", false])).result as Record<
+        string,
+        string
+      >;
+      expect(block.number).toBe(`0x${(BigInt(head.number!) + 1n).toString(16)}`);
+      expect(block.transactions).toEqual(hashes);
+      expect(block.hash).toBeNull();
+      expect(block.gasUsed).toBe("0xa410");
+      // A call at pending sees the transfers too.
+      const balanceCall = (
+        await rpc(t.url, "eth_call", [
+          // BALANCE(recipient) returned as one word.
+          { data: `0x73${recipient.slice(2)}3160005260206000f3` },
+          "pending",
+        ])
+      ).result as string;
+      expect(BigInt(balanceCall)).toBe(before + 2000n);
+      // Mining makes the pending state the latest.
+      await rpc(t.url, "evm_mine", []);
+      expect(BigInt((await rpc(t.url, "eth_getBalance", [recipient, "latest"])).result as string)).toBe(
+        before + 2000n,
+      );
+      const next = (await rpc(t.url, "eth_getBlockByNumber", ["pending", false])).result as Record<
+        string,
+        unknown
+      >;
+      expect(next.transactions).toEqual([]);
+    } finally {
+      await t.stop();
+    }
+  });
+});
