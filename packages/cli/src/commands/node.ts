@@ -34,6 +34,15 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
     description:
       "wall-clock limit of eth_call and eth_estimateGas, e.g. 5s or 500ms; 0 for none (default 5s)",
   },
+  "rpc.tracetimeout": {
+    type: "string",
+    description:
+      "longest a debug_trace* / ots_* trace may run; a client's larger timeout is lowered to it (default 5s)",
+  },
+  "rpc.testing": {
+    type: "boolean",
+    description: "serve testing_buildBlockV1 on a network without dev accounts (default: dev only)",
+  },
   "txpool.accountslots": {
     type: "string",
     description: "executable (pending) pool transactions per sender at most (default 512)",
@@ -142,6 +151,10 @@ export function nodeConfigFromFlags(values: FlagValues) {
         ...(values["rpc.evmtimeout"] === undefined
           ? {}
           : { evmTimeoutMs: durationFlag(values, "rpc.evmtimeout", 0, 3_600_000) }),
+        ...(values["rpc.tracetimeout"] === undefined
+          ? {}
+          : { traceTimeoutMs: durationFlag(values, "rpc.tracetimeout", 0, 3_600_000) }),
+        ...(values["rpc.testing"] ? { testingMethods: true } : {}),
       },
       txpool: txpoolOverrides(values),
       mining: {

@@ -16,6 +16,7 @@ import {
   ExecutionError,
   InvalidTransactionError,
   NotFoundError,
+  OutputLimitError,
   RevertError,
   TooManyFiltersError,
   TxPoolError,
@@ -59,6 +60,9 @@ export function toRpcError(error: unknown, onUnexpected: (error: unknown) => voi
   if (error instanceof UnavailableResourceError) return new ResourceUnavailableError(error.message);
   if (error instanceof TooManyFiltersError) {
     return new LimitExceededError(error.message, { limit: "filters", max: error.max });
+  }
+  if (error instanceof OutputLimitError) {
+    return new LimitExceededError(error.message, { limit: error.limit, max: error.max });
   }
   if (error instanceof DevOnlyError) return new MethodNotFoundError(error.message);
   if (error instanceof BusyError) {
