@@ -35,6 +35,7 @@ import { createChainCommon } from "./common.js";
 import { HeavyTaskRunner } from "./heavy-tasks.js";
 import { enforceRunLimits, type RunLimit, runLimit } from "./run-limits.js";
 import { StateFactory } from "./state-factory.js";
+import { lowerThisThreadPriority } from "./thread-priority.js";
 import { TracingService } from "./tracing/tracing-service.js";
 import { postError } from "./worker-errors.js";
 
@@ -42,6 +43,8 @@ import { postError } from "./worker-errors.js";
 const WARM_STATES = 2;
 
 async function serve(port: MessagePort, settings: CallWorkerData): Promise<void> {
+  // Execution may keep every core busy: the main thread (requests, block production) goes first.
+  lowerThisThreadPriority();
   const cancels = new Int32Array(settings.cancels);
   const kv = new LmdbKV(settings.chaindata);
   const common = await createChainCommon(settings.network);
