@@ -173,7 +173,9 @@ describe("heavy execution at its limit", () => {
     );
     const refused = answers.filter((answer) => answer.error?.code === -32005);
     expect(refused.length).toBeGreaterThan(0);
-    expect(refused.some((a) => (a.error?.data as { limit?: string }).limit === "executionQueue")).toBe(true);
+    expect(
+      refused.some((a) => (a.error?.data as { limit?: string } | undefined)?.limit === "executionQueue"),
+    ).toBe(true);
     expect(slowest).toBeLessThan(PROBE_BOUND_MS);
     expect(blocks).toBeGreaterThan(0n);
   }, 30_000);
