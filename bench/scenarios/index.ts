@@ -1,3 +1,4 @@
+import { attack } from "./attack.js";
 import { blockNumber } from "./blockNumber.js";
 import { call } from "./call.js";
 import { callDistinct } from "./callDistinct.js";
@@ -25,4 +26,5 @@ export const SCENARIOS: readonly Scenario[] = [
   receipt,
   ingest,
   wsNewHeads,
+  attack,
 ];
