@@ -213,6 +213,8 @@ export class CallWorkerPool implements CallOffload {
     worker.on("message", (message: CallWorkerAnswer | CallWorkerReady) => {
       if ("ready" in message) {
         slot.ready = !this.closed;
+        // Starting, it kept the process alive (the node awaits it); ready, it does not.
+        worker.unref();
         started();
         return;
       }
@@ -221,7 +223,6 @@ export class CallWorkerPool implements CallOffload {
       slot.pending.delete(message.id);
       settle(message, pending);
     });
-    worker.unref();
     return slot;
   }
 }
