@@ -7,8 +7,10 @@ import type { Measurement, Scenario, ScenarioContext } from "./types.js";
 
 /** Creation code of a contract whose code, `JUMPDEST PUSH1 0 JUMP`, loops until its gas runs out. */
 const LOOPER_CODE = "0x635b6000566000526004601cf3";
-/** Concurrent probers, each sending its next request as soon as the last is answered. */
+/** Concurrent probers. */
 const PROBERS = 4;
+/** Each prober sends a request every this many milliseconds (a latency probe, not a load). */
+const PROBE_INTERVAL_MS = 5;
 /** The gas of the simulated loop: a whole 50M-gas block. */
 const SIMULATED_GAS = "0x2faf080";
 
@@ -67,8 +69,9 @@ interface ProbePhase {
 }
 
 /**
- * Probes `eth_blockNumber` and `eth_getBalance` (alternating) from {@link PROBERS} connections for
- * `seconds`, and counts the blocks produced meanwhile.
+ * Probes `eth_blockNumber` and `eth_getBalance` (alternating) from {@link PROBERS} connections, each
+ * a request every {@link PROBE_INTERVAL_MS} (about 800 req/s in all: the node's responsiveness, not
+ * its saturation), for `seconds`, and counts the blocks produced meanwhile.
  */
 async function probe(url: string, seconds: number): Promise<ProbePhase> {
   const client = new RpcClient(url, { maxSockets: PROBERS });
@@ -89,6 +92,7 @@ async function probe(url: string, seconds: number): Promise<ProbePhase> {
           } catch {
             errors++;
           }
+          await sleep(Math.max(0, sent + PROBE_INTERVAL_MS - performance.now()));
         }
       }),
     );
