@@ -195,5 +195,21 @@ describe("testing_buildBlockV1 outside dev", () => {
     } finally {
       await mainnet.stop();
     }
+    const enabled = await startTestNode({
+      network: "mainnet",
+      mining: { mode: "manual" },
+      rpc: { testingMethods: true },
+    });
+    try {
+      const attributes = {
+        timestamp: "0x1",
+        prevRandao: `0x${"00".repeat(32)}`,
+        suggestedFeeRecipient: `0x${"00".repeat(20)}`,
+      };
+      const answer = await rpc(enabled.url, "testing_buildBlockV1", [`0x${"00".repeat(32)}`, attributes]);
+      expect(answer.error?.message).toBe("parentHash is not current head");
+    } finally {
+      await enabled.stop();
+    }
   }, 30_000);
 });
