@@ -38,8 +38,18 @@ export function signSeal(hash: Uint8Array, privateKey: Uint8Array): Uint8Array {
   return concatBytes(signature, Uint8Array.of(recid));
 }
 
+/** Sealers already recovered, per header object (a stored block is verified and replayed many times). */
+const sealers = new WeakMap<BlockHeader, string | undefined>();
+
 /** The lowercase address whose key produced the header's seal, or undefined when the seal is missing or invalid. */
 export function recoverSealer(header: BlockHeader): string | undefined {
+  if (sealers.has(header)) return sealers.get(header);
+  const sealer = recoverSealerOnce(header);
+  sealers.set(header, sealer);
+  return sealer;
+}
+
+function recoverSealerOnce(header: BlockHeader): string | undefined {
   if (!hasSeal(header)) return undefined;
   const seal = header.extraData.subarray(EXTRA_VANITY);
   const recovery = seal[64]!;

@@ -70,7 +70,13 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
     network.consensus && network.system
       ? new PosEngine(network, { signers: new Map(), waitForTimeouts: false })
       : undefined;
-  const source = { common, store, blockByHash: (hash: Uint8Array) => store.blockByHash(hash), stateAt };
+  const source = {
+    common,
+    store,
+    states,
+    blockByHash: (hash: Uint8Array) => store.blockByHash(hash),
+    stateAt,
+  };
   const tracing = new TracingService(
     source,
     chainView,

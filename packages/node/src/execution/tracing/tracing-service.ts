@@ -21,6 +21,7 @@ import { checkRunLimit, enforceRunLimits, limitEvm, type RunLimit, runLimit } fr
 import { receiptsCarryStateRoot } from "../simulate/block-replay.js";
 import type { StateOverrides } from "../simulate/params.js";
 import { scratchState } from "../simulate/scratch-state.js";
+import type { StateFactory } from "../state-factory.js";
 import { StreamingBlockBuilder } from "../streaming-block-builder.js";
 import type { CallFrame } from "./call-tracer.js";
 import { CallTracer } from "./call-tracer.js";
@@ -56,7 +57,12 @@ export interface TraceSource {
   blockByHash(hash: Uint8Array): Block | undefined;
   /** The (read-only) state after `block`, from a cache where there is one. */
   stateAt(block: Block): MerkleStateManager;
+  /** Opens the state at any stored root. */
+  readonly states: StateFactory;
 }
+
+/** Recent pre-states kept with their caches: traces mostly replay the last few blocks, again and again. */
+const WARM_STATES = 4;
 
 /** The consensus steps of a stored block, to replay its start-of-block system calls. */
 export type ReplayHooksProvider = (block: Block) => BlockHooks;
@@ -76,6 +82,8 @@ interface Replay {
  */
 export class TracingService {
   private lock: Promise<unknown> = Promise.resolve();
+  private readonly forkCommons = new Map<string, Common>();
+  private readonly warm = new Map<string, MerkleStateManager>();
 
   constructor(
     private readonly chain: TraceSource,
@@ -269,10 +277,9 @@ export class TracingService {
    * transaction), a scratch trie that computes roots without writing to the node's storage.
    */
   private async vmAt(stateBlock: Block, rulesBlock: Block, limit: RunLimit): Promise<VM> {
-    const common = this.chain.common.copy();
-    common.setHardforkBy({ blockNumber: rulesBlock.header.number, timestamp: rulesBlock.header.timestamp });
+    const common = this.rulesOf(rulesBlock);
     const root = stateBlock.header.stateRoot;
-    const base = this.chain.stateAt(stateBlock);
+    const base = this.warmState(stateBlock);
     const stateManager = receiptsCarryStateRoot(rulesBlock, common)
       ? scratchState(base, root, common)
       : new OverlayStateManager(base, keccak256);
@@ -281,6 +288,33 @@ export class TracingService {
     // The VM is thrown away with the run: its limit needs no removal.
     limitEvm(vm.evm, limit);
     return vm;
+  }
+
+  /**
+   * The read-only state after `block` with account, code and storage caches, kept for the last
+   * {@link WARM_STATES} roots asked for (only read: every run writes to an overlay over it).
+   */
+  private warmState(block: Block): MerkleStateManager {
+    const root = Buffer.from(block.header.stateRoot).toString("hex");
+    let state = this.warm.get(root);
+    if (state) this.warm.delete(root);
+    else state = this.chain.states.at(block.header.stateRoot, "lru");
+    this.warm.set(root, state);
+    if (this.warm.size > WARM_STATES) this.warm.delete(this.warm.keys().next().value as string);
+    return state;
+  }
+
+  /** The rules `block` executes under: one Common per fork, made once (copying one costs more than a trace). */
+  private rulesOf(block: Block): Common {
+    const { number, timestamp } = block.header;
+    const hardfork = this.chain.common.getHardforkBy({ blockNumber: number, timestamp });
+    let rules = this.forkCommons.get(hardfork);
+    if (!rules) {
+      rules = this.chain.common.copy();
+      rules.setHardfork(hardfork);
+      this.forkCommons.set(hardfork, rules);
+    }
+    return rules;
   }
 
   private defaultLimit(): RunLimit {
