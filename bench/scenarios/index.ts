@@ -6,6 +6,7 @@ import { getBalance } from "./getBalance.js";
 import { getLogs, getLogsTopic } from "./getLogs.js";
 import { ingest } from "./ingest.js";
 import { receipt } from "./receipt.js";
+import { traceTransaction } from "./traceTransaction.js";
 import type { Scenario } from "./types.js";
 import { wsNewHeads } from "./wsNewHeads.js";
 
@@ -24,6 +25,7 @@ export const SCENARIOS: readonly Scenario[] = [
   getLogs,
   getLogsTopic,
   receipt,
+  traceTransaction,
   ingest,
   wsNewHeads,
   attack,

@@ -2,7 +2,7 @@ import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 
 /** The niceness execution threads run at: below the thread that answers requests and seals blocks. */
-export const EXECUTION_THREAD_NICENESS = 19;
+export const EXECUTION_THREAD_NICENESS = 10;
 
 /**
  * Lowers the scheduling priority of the calling thread (Linux: a thread is its own scheduling
