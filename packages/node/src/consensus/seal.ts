@@ -1,7 +1,20 @@
+import { createRequire } from "node:module";
+import { isMainThread } from "node:worker_threads";
 import { Block, type BlockHeader, createBlockHeaderFromBytesArray } from "@ethereumjs/block";
 import { bytesToHex, concatBytes } from "@ethereumjs/util";
-import secp256k1 from "secp256k1";
+import type Secp256k1 from "secp256k1";
 import { keccak256 } from "../crypto/keccak.js";
+
+const require = createRequire(import.meta.url);
+
+/**
+ * libsecp256k1 on the main thread; its pure-JS twin on worker threads (execution workers replay
+ * sealed blocks), which must not load the native binding: one that had loaded it corrupted the
+ * heap when it ended (see crypto/native-crypto.ts).
+ */
+const secp256k1 = (
+  isMainThread ? require("secp256k1") : require("secp256k1/elliptic.js")
+) as typeof Secp256k1;
 
 /** Bytes of free-form data before the seal in `extraData` (Clique's vanity). */
 export const EXTRA_VANITY = 32;
