@@ -112,6 +112,7 @@ const attacks: Record<string, () => Promise<RpcAnswer>> = {
     ]),
   "eth_call (endless loop at the gas cap)": () => call("eth_call", [{ to: looper }, "latest"]),
   "eth_estimateGas (endless loop)": () => call("eth_estimateGas", [{ to: looper }, "latest"]),
+  "eth_createAccessList (endless loop)": () => call("eth_createAccessList", [{ to: looper }, "latest"]),
 };
 
 describe("heavy execution at its limit", () => {

@@ -43,6 +43,12 @@ export interface CallOffload {
   call(request: CallRequest, block: Block, limit: RunLimit): Promise<CallResult | undefined>;
   /** The estimate of `request` at `block` run elsewhere; undefined when it cannot take this one. */
   estimateGas(request: CallRequest, block: Block, limit: RunLimit): Promise<bigint | undefined>;
+  /** The access list of `request` at `block` built elsewhere; undefined when it cannot take this one. */
+  createAccessList(
+    request: CallRequest,
+    block: Block,
+    limit: RunLimit,
+  ): Promise<AccessListOutcome | undefined>;
 }
 
 /** Options of a {@link CallExecutor}. */
@@ -178,7 +184,9 @@ export class CallExecutor {
     block: Block,
     caller?: CancelSource,
   ): Promise<AccessListOutcome> {
-    const limit = runLimit(this.timeoutMs, caller?.signal);
+    const limit = callerLimit(this.timeoutMs, caller);
+    const offloaded = await this.offload?.createAccessList(request, block, limit);
+    if (offloaded !== undefined) return offloaded;
     const gas = this.capGas(request.gas ?? this.gasCap, block);
     const traced = await this.run(request, block, gas, limit, true);
     const excluded = new Set<string>([

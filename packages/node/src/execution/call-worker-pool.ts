@@ -3,7 +3,7 @@ import type { Block } from "@ethereumjs/block";
 import type { CallRequest } from "@strata/protocol";
 import type { Logger } from "pino";
 import { BusyError, ExecutionError, RevertError, runStopped } from "../errors/domain-errors.js";
-import type { CallOffload } from "./call-executor.js";
+import type { AccessListOutcome, CallOffload } from "./call-executor.js";
 import type { CallResult } from "./call-result-cache.js";
 import {
   type CallWorkerAnswer,
@@ -86,6 +86,17 @@ export class CallWorkerPool implements CallOffload {
     if (!this.hasWorkers()) return undefined;
     const value = await this.run({ kind: "estimateGas", request, blockHash: block.hash() }, limit);
     return value as bigint | undefined;
+  }
+
+  /** Builds the access list of `request` at `block` on a worker; undefined when no worker can run it. */
+  async createAccessList(
+    request: CallRequest,
+    block: Block,
+    limit: RunLimit,
+  ): Promise<AccessListOutcome | undefined> {
+    if (!this.hasWorkers()) return undefined;
+    const value = await this.run({ kind: "createAccessList", request, blockHash: block.hash() }, limit);
+    return value as AccessListOutcome | undefined;
   }
 
   /** Whether jobs can be posted (workers running or starting); false once all have gone or the pool closed. */

@@ -145,9 +145,9 @@ async function answerTask(job: TaskJob, tasks: HeavyTaskRunner, limit: RunLimit)
   try {
     return { id: job.id, kind: "value", value: await tasks.run(job.task, limit) };
   } catch (error) {
-    // An estimate at a block this thread cannot see (not stored) is run by the caller.
-    if (job.task.kind === "estimateGas" && error instanceof NotFoundError)
-      return { id: job.id, kind: "unavailable" };
+    // An estimate or access list at a block this thread cannot see (not stored) is run by the caller.
+    const callLike = job.task.kind === "estimateGas" || job.task.kind === "createAccessList";
+    if (callLike && error instanceof NotFoundError) return { id: job.id, kind: "unavailable" };
     return { id: job.id, kind: "error", error: postError(error) };
   }
 }

@@ -20,6 +20,7 @@ import type { TraceSource, TracingService } from "./tracing/tracing-service.js";
  */
 export type HeavyTask =
   | { readonly kind: "estimateGas"; readonly request: CallRequest; readonly blockHash: Uint8Array }
+  | { readonly kind: "createAccessList"; readonly request: CallRequest; readonly blockHash: Uint8Array }
   | { readonly kind: "traceTransaction"; readonly hash: Uint8Array; readonly options: TraceOptions }
   | {
       readonly kind: "traceCall";
@@ -66,6 +67,8 @@ export class HeavyTaskRunner {
     switch (task.kind) {
       case "estimateGas":
         return deps.calls.estimateGas(task.request, this.block(task.blockHash), { limit });
+      case "createAccessList":
+        return deps.calls.createAccessList(task.request, this.block(task.blockHash), { limit });
       case "traceTransaction":
         return deps.tracing.traceTransaction(task.hash, task.options, limit);
       case "traceCall":
