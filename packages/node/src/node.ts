@@ -264,8 +264,8 @@ export async function createNode(
       subscriptions: subscriptions.size,
     }),
     async start() {
-      // The workers open the store and warm up before the first request can reach them.
-      await callWorkers?.ready();
+      // Jobs that arrive while the workers start wait for them (never run on this thread).
+      callWorkers?.start();
       node.rpcUrl = await http.listen();
       node.wsUrl = node.rpcUrl.replace(/^http/, "ws");
       pool.start();

@@ -133,16 +133,17 @@ export class CallWorkerPool implements CallOffload {
     limit: RunLimit,
     make: (id: number, timeoutMs: number, postedAt: number) => CallWorkerJob,
   ): Promise<CallWorkerAnswer | undefined> {
-    const postedAt = sharedNow();
     this.start();
     let slot = this.pick();
-    if (!slot && this.slots.some((candidate) => !candidate.gone)) {
+    while (!slot && !this.closed && this.slots.some((candidate) => !candidate.gone)) {
+      // Starting workers: the job waits for the first to be ready (its queue wait counts from then).
       await Promise.race(
         this.slots.filter((candidate) => !candidate.gone).map((candidate) => candidate.started),
       );
       slot = this.pick();
     }
     if (!slot) return undefined;
+    const postedAt = sharedNow();
     const chosen = slot;
     const id = this.nextId++;
     this.dispatched++;
@@ -175,7 +176,8 @@ export class CallWorkerPool implements CallOffload {
     );
   }
 
-  private start(): void {
+  /** Starts the workers unless started (they open the store and warm up while the node starts serving). */
+  start(): void {
     if (this.slots.length > 0 || this.closed) return;
     for (let i = 0; i < this.workers; i++) this.slots.push(this.spawn(this.settings));
   }
