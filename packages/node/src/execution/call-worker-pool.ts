@@ -50,7 +50,7 @@ interface Slot {
  * production, and never runs EVM code itself. A job goes to the worker with the fewest jobs in
  * hand; a job posted while the workers start waits for them. Only once every worker has gone
  * (after failures) do callers run calls in-thread. The node starts the workers with itself
- * ({@link ready}).
+ * ({@link start}).
  */
 export class CallWorkerPool implements CallOffload {
   private readonly slots: Slot[] = [];
@@ -226,7 +226,7 @@ export class CallWorkerPool implements CallOffload {
     worker.on("message", (message: CallWorkerAnswer | CallWorkerReady) => {
       if ("ready" in message) {
         slot.ready = !this.closed;
-        // Starting, it kept the process alive (the node awaits it); ready, it does not.
+        // Starting, it keeps the process alive (jobs may be waiting for it); ready, it does not.
         worker.unref();
         started();
         return;

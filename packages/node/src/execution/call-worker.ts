@@ -113,7 +113,12 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
         job.kind === "task" ? answerTask(job, tasks, limit) : answer(job, store, executor, limit),
       );
       running--;
-      port.postMessage(reply);
+      try {
+        port.postMessage(reply);
+      } catch (error) {
+        // A result that cannot be cloned is a bug: answer it as one, and go on with the next job.
+        port.postMessage({ id: job.id, kind: "crashed", message: String(error) } satisfies CallWorkerAnswer);
+      }
       closeWhenIdle();
     });
   });
