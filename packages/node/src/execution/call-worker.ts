@@ -109,6 +109,8 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
     }
     running++;
     turn = turn.then(async () => {
+      // The job may name a block committed after this thread's current read snapshot began.
+      kv.refresh();
       const reply = await inTurn(job, settings.maxQueueWaitMs, cancels, (limit) =>
         job.kind === "task" ? answerTask(job, tasks, limit) : answer(job, store, executor, limit),
       );
