@@ -27,12 +27,12 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
   "rpc.call-workers": {
     type: "string",
     description:
-      "worker threads running eth_call; 0 runs calls on the main thread (default: one per core, up to 4)",
+      "worker threads running eth_call, estimates, traces, eth_simulateV1; 0 runs them on the main thread (default: one per core, up to 4)",
   },
   "rpc.evmtimeout": {
     type: "string",
     description:
-      "wall-clock limit of eth_call and eth_estimateGas, e.g. 5s or 500ms; 0 for none (default 5s)",
+      "wall-clock limit of eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, testing_buildBlockV1, e.g. 5s or 500ms; 0 for none (default 5s)",
   },
   "rpc.tracetimeout": {
     type: "string",
