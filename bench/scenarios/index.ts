@@ -1,3 +1,4 @@
+import { attack } from "./attack.js";
 import { blockNumber } from "./blockNumber.js";
 import { call } from "./call.js";
 import { callDistinct } from "./callDistinct.js";
@@ -6,6 +7,7 @@ import { getBalance } from "./getBalance.js";
 import { getLogs, getLogsTopic } from "./getLogs.js";
 import { ingest } from "./ingest.js";
 import { receipt } from "./receipt.js";
+import { traceTransaction } from "./traceTransaction.js";
 import type { Scenario } from "./types.js";
 import { wsNewHeads } from "./wsNewHeads.js";
 
@@ -24,7 +26,9 @@ export const SCENARIOS: readonly Scenario[] = [
   getLogs,
   getLogsTopic,
   receipt,
+  traceTransaction,
   ingest,
   wsNewHeads,
   dappWorkflow,
+  attack,
 ];

@@ -12,6 +12,8 @@ export interface RpcLoadSpec {
    * a fragment every response body must contain, checked cheaply during the load.
    */
   expect(result: unknown, ctx: ScenarioContext): string;
+  /** Connections of this load, when not the run's `--connections` (a latency rather than a throughput measure). */
+  connections?: number;
 }
 
 /** A read scenario: one fixed JSON-RPC request at N keep-alive connections. */
@@ -47,14 +49,14 @@ export function rpcLoadScenario(spec: RpcLoadSpec): Scenario {
         url: ctx.node.url,
         body,
         verifyBody: (b) => b.includes(fragment) && !b.includes('"error"'),
-        connections: ctx.settings.connections,
+        connections: spec.connections ?? ctx.settings.connections,
         durationSeconds: ctx.settings.durationSeconds,
         warmupSeconds: ctx.settings.warmupSeconds,
       });
       return loadMeasurement(load, errorNote(load), {
         method,
         params,
-        connections: ctx.settings.connections,
+        connections: spec.connections ?? ctx.settings.connections,
         meanMs: load.meanMs,
         errorBreakdown: load.breakdown,
       });

@@ -14,7 +14,10 @@ import { CallExecutor } from "./execution/call-executor.js";
 import { CallWorkerPool } from "./execution/call-worker-pool.js";
 import { ChainView } from "./execution/chain-view.js";
 import { createChainCommon } from "./execution/common.js";
+import { HeavyExecution } from "./execution/heavy-execution.js";
+import { HeavyTaskRunner } from "./execution/heavy-tasks.js";
 import { StateFactory } from "./execution/state-factory.js";
+import type { TraceLimits } from "./execution/tracing/trace-options.js";
 import { TracingService } from "./execution/tracing/tracing-service.js";
 import { Follower } from "./follower/follower.js";
 import { forwardedMethods } from "./follower/forwarding.js";
@@ -160,6 +163,13 @@ export async function createNode(
   );
   const senderRecovery = SenderRecovery.shared();
   // eth_call runs on worker threads that read the persistent store; an in-memory chain runs calls here.
+  const traceLimits: TraceLimits = {
+    timeoutMs: config.rpc.traceTimeoutMs,
+    maxSteps: config.rpc.traceMaxSteps,
+    maxBytes: config.rpc.traceMaxBytes,
+  };
+  // Execution (eth_call, estimates, traces, simulations, block builds) runs on worker threads that
+  // read the persistent store; an in-memory chain, which they cannot read, runs it here (tests).
   const callWorkers =
     config.datadir === null || config.rpc.callWorkers === 0
       ? undefined
@@ -169,10 +179,25 @@ export async function createNode(
             network: config.network,
             gasCap: config.rpc.gasCap,
             maxQueueWaitMs: config.rpc.maxQueueWaitMs,
+            evmTimeoutMs: config.rpc.evmTimeoutMs,
+            traceLimits,
           },
           config.rpc.callWorkers,
           logger.child({ module: "calls" }),
         );
+  const calls = new CallExecutor(common, stateAt, chainView, config.rpc.gasCap, config.rpc.maxQueueWaitMs, {
+    timeoutMs: config.rpc.evmTimeoutMs,
+    isLocal,
+    ...(callWorkers ? { offload: callWorkers } : {}),
+  });
+  const tracing = new TracingService(
+    chain,
+    chainView,
+    config.rpc.gasCap,
+    config.rpc.maxQueueWaitMs,
+    engine?.replayHooks.bind(engine),
+    traceLimits,
+  );
   const services: RpcServices = {
     config,
     chain,
@@ -180,11 +205,7 @@ export async function createNode(
     producer,
     pending,
     senderRecovery,
-    calls: new CallExecutor(common, stateAt, chainView, config.rpc.gasCap, config.rpc.maxQueueWaitMs, {
-      timeoutMs: config.rpc.evmTimeoutMs,
-      isLocal,
-      ...(callWorkers ? { offload: callWorkers } : {}),
-    }),
+    calls,
     subscriptions,
     filters,
     devAccounts: new Map(devAccounts.map((a) => [a.address, a.privateKey])),
@@ -193,12 +214,21 @@ export async function createNode(
     depin: new DePINNodeService(moduleCalls),
     predictions: new PredictionService(moduleCalls, forecasts),
     staking: new StakingService(chain, moduleCalls),
-    tracing: new TracingService(
-      chain,
-      chainView,
-      config.rpc.gasCap,
-      config.rpc.maxQueueWaitMs,
-      engine?.replayHooks.bind(engine),
+    execution: new HeavyExecution(
+      callWorkers,
+      new HeavyTaskRunner({
+        source: chain,
+        chainView,
+        calls,
+        tracing,
+        gasCap: config.rpc.gasCap,
+        evmTimeoutMs: config.rpc.evmTimeoutMs,
+      }),
+      {
+        traceTimeoutMs: config.rpc.traceTimeoutMs,
+        evmTimeoutMs: config.rpc.evmTimeoutMs,
+        maxQueueWaitMs: config.rpc.maxQueueWaitMs,
+      },
     ),
   };
   const metrics: NodeMetrics = new NodeMetrics({
@@ -263,6 +293,8 @@ export async function createNode(
       subscriptions: subscriptions.size,
     }),
     async start() {
+      // Jobs that arrive while the workers start wait for them (never run on this thread).
+      callWorkers?.start();
       node.rpcUrl = await http.listen();
       if (config.rpc.metricsPort !== null) {
         metricsServer = await serveMetricsEndpoint(metrics, config.rpc.metricsAddr, config.rpc.metricsPort);

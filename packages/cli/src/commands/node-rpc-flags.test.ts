@@ -47,3 +47,17 @@ describe("strata node --no-demo", () => {
     expect(config("--network", "mainnet").demo).toBeNull();
   });
 });
+
+describe("strata node --rpc.tracetimeout and --rpc.testing", () => {
+  it("sets the longest a trace may run from a duration, 5 s by default", () => {
+    expect(config().rpc.traceTimeoutMs).toBe(5000);
+    expect(config("--rpc.tracetimeout", "30s").rpc.traceTimeoutMs).toBe(30_000);
+    expect(config("--rpc.tracetimeout", "0").rpc.traceTimeoutMs).toBe(Number.POSITIVE_INFINITY);
+    expect(() => config("--rpc.tracetimeout", "soon")).toThrow(/--rpc.tracetimeout: expected a duration/);
+  });
+
+  it("serves testing_buildBlockV1 beyond dev networks only when asked", () => {
+    expect(config().rpc.testingMethods).toBe(false);
+    expect(config("--rpc.testing").rpc.testingMethods).toBe(true);
+  });
+});

@@ -33,12 +33,21 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
   "rpc.call-workers": {
     type: "string",
     description:
-      "worker threads running eth_call; 0 runs calls on the main thread (default: one per core, up to 4)",
+      "worker threads running eth_call, estimates, traces, eth_simulateV1; 0 runs them on the main thread (default: one per core, up to 4)",
   },
   "rpc.evmtimeout": {
     type: "string",
     description:
-      "wall-clock limit of eth_call and eth_estimateGas, e.g. 5s or 500ms; 0 for none (default 5s)",
+      "wall-clock limit of eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1, testing_buildBlockV1, e.g. 5s or 500ms; 0 for none (default 5s)",
+  },
+  "rpc.tracetimeout": {
+    type: "string",
+    description:
+      "longest a debug_trace* / ots_* trace may run; a client's larger timeout is lowered to it (default 5s)",
+  },
+  "rpc.testing": {
+    type: "boolean",
+    description: "serve testing_buildBlockV1 on a network without dev accounts (default: dev only)",
   },
   "txpool.accountslots": {
     type: "string",
@@ -152,6 +161,10 @@ export function nodeConfigFromFlags(values: FlagValues) {
         ...(values["rpc.evmtimeout"] === undefined
           ? {}
           : { evmTimeoutMs: durationFlag(values, "rpc.evmtimeout", 0, 3_600_000) }),
+        ...(values["rpc.tracetimeout"] === undefined
+          ? {}
+          : { traceTimeoutMs: durationFlag(values, "rpc.tracetimeout", 0, 3_600_000) }),
+        ...(values["rpc.testing"] ? { testingMethods: true } : {}),
       },
       txpool: txpoolOverrides(values),
       mining: {

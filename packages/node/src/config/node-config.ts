@@ -30,6 +30,14 @@ export interface NodeConfig {
     readonly maxLogResults: number;
     /** Longest a call or estimate may wait for the execution queue before it is refused. */
     readonly maxQueueWaitMs: number;
+    /** Longest a trace may run: a client's `timeout` above it is lowered to it. */
+    readonly traceTimeoutMs: number;
+    /** Most struct-logger entries one trace may return (-32005 beyond). */
+    readonly traceMaxSteps: number;
+    /** Most struct-logger output one trace may return, in JSON bytes (-32005 beyond). */
+    readonly traceMaxBytes: number;
+    /** Serve `testing_buildBlockV1` on a network without dev accounts too. */
+    readonly testingMethods: boolean;
     /** Worker threads that run eth_call over the persistent store; 0 runs calls on the main thread. */
     readonly callWorkers: number;
     /** Open WebSocket connections at most. */
@@ -95,6 +103,9 @@ export const DEFAULTS = {
   maxLogRange: 10_000,
   maxLogResults: 10_000,
   maxQueueWaitMs: 500,
+  traceTimeoutMs: 5000,
+  traceMaxSteps: 200_000,
+  traceMaxBytes: 25 * 1024 * 1024,
   /**
    * One per core, up to four: a call costs the main thread little (parse, hand over, answer), so
    * calls can use every core; two workers on two cores serve a third more calls than one.
@@ -156,6 +167,10 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
       maxLogRange: DEFAULTS.maxLogRange,
       maxLogResults: DEFAULTS.maxLogResults,
       maxQueueWaitMs: DEFAULTS.maxQueueWaitMs,
+      traceTimeoutMs: DEFAULTS.traceTimeoutMs,
+      traceMaxSteps: DEFAULTS.traceMaxSteps,
+      traceMaxBytes: DEFAULTS.traceMaxBytes,
+      testingMethods: false,
       callWorkers: DEFAULTS.callWorkers,
       maxWsConnections: DEFAULTS.maxWsConnections,
       maxSubscriptionsPerConnection: DEFAULTS.maxSubscriptionsPerConnection,

@@ -1,7 +1,20 @@
+import { createRequire } from "node:module";
+import { isMainThread } from "node:worker_threads";
 import { Block, type BlockHeader, createBlockHeaderFromBytesArray } from "@ethereumjs/block";
 import { bytesToHex, concatBytes } from "@ethereumjs/util";
-import secp256k1 from "secp256k1";
+import type Secp256k1 from "secp256k1";
 import { keccak256 } from "../crypto/keccak.js";
+
+const require = createRequire(import.meta.url);
+
+/**
+ * libsecp256k1 on the main thread; its pure-JS twin on worker threads (execution workers replay
+ * sealed blocks), which must not load the native binding: one that had loaded it corrupted the
+ * heap when it ended (see crypto/native-crypto.ts).
+ */
+const secp256k1 = (
+  isMainThread ? require("secp256k1") : require("secp256k1/elliptic.js")
+) as typeof Secp256k1;
 
 /** Bytes of free-form data before the seal in `extraData` (Clique's vanity). */
 export const EXTRA_VANITY = 32;
@@ -38,8 +51,18 @@ export function signSeal(hash: Uint8Array, privateKey: Uint8Array): Uint8Array {
   return concatBytes(signature, Uint8Array.of(recid));
 }
 
+/** Sealers already recovered, per header object (a stored block is verified and replayed many times). */
+const sealers = new WeakMap<BlockHeader, string | undefined>();
+
 /** The lowercase address whose key produced the header's seal, or undefined when the seal is missing or invalid. */
 export function recoverSealer(header: BlockHeader): string | undefined {
+  if (sealers.has(header)) return sealers.get(header);
+  const sealer = recoverSealerOnce(header);
+  sealers.set(header, sealer);
+  return sealer;
+}
+
+function recoverSealerOnce(header: BlockHeader): string | undefined {
   if (!hasSeal(header)) return undefined;
   const seal = header.extraData.subarray(EXTRA_VANITY);
   const recovery = seal[64]!;

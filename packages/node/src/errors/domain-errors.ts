@@ -41,6 +41,18 @@ export class BusyError extends DomainError {
   }
 }
 
+/** An answer that would exceed one of the node's output limits (struct-logger steps or bytes): -32005. */
+export class OutputLimitError extends DomainError {
+  constructor(
+    message: string,
+    /** The limit's name, as configured (e.g. `traceMaxSteps`). */
+    readonly limit: string,
+    readonly max: number,
+  ) {
+    super(message);
+  }
+}
+
 /** A filter id that was never installed, was uninstalled, or expired (geth's "filter not found"). */
 export class FilterNotFoundError extends NotFoundError {
   constructor() {

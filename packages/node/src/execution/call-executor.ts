@@ -16,6 +16,7 @@ import { runPlainCall } from "./plain-call.js";
 import { decodeRevertReason } from "./revert-reason.js";
 import {
   type CancelSource,
+  callerLimit,
   checkRunLimit,
   enforceRunLimits,
   limitEvm,
@@ -40,6 +41,14 @@ export interface AccessListOutcome {
 /** Somewhere else `eth_call` can run (worker threads); undefined when it cannot take this one. */
 export interface CallOffload {
   call(request: CallRequest, block: Block, limit: RunLimit): Promise<CallResult | undefined>;
+  /** The estimate of `request` at `block` run elsewhere; undefined when it cannot take this one. */
+  estimateGas(request: CallRequest, block: Block, limit: RunLimit): Promise<bigint | undefined>;
+  /** The access list of `request` at `block` built elsewhere; undefined when it cannot take this one. */
+  createAccessList(
+    request: CallRequest,
+    block: Block,
+    limit: RunLimit,
+  ): Promise<AccessListOutcome | undefined>;
 }
 
 /** Options of a {@link CallExecutor}. */
@@ -132,7 +141,9 @@ export class CallExecutor {
 
   /** Finds the smallest gas limit (within 1.5 %) with which `request` succeeds, by binary search as geth does. */
   async estimateGas(request: CallRequest, block: Block, caller?: CancelSource): Promise<bigint> {
-    const limit = runLimit(this.timeoutMs, caller?.signal);
+    const limit = callerLimit(this.timeoutMs, caller);
+    const offloaded = await this.offload?.estimateGas(request, block, limit);
+    if (offloaded !== undefined) return offloaded;
     let hi = this.capGas(request.gas ?? block.header.gasLimit, block);
     const feeCap = request.maxFeePerGas ?? request.gasPrice ?? 0n;
     if (feeCap > 0n && request.from) {
@@ -177,7 +188,9 @@ export class CallExecutor {
     block: Block,
     caller?: CancelSource,
   ): Promise<AccessListOutcome> {
-    const limit = runLimit(this.timeoutMs, caller?.signal);
+    const limit = callerLimit(this.timeoutMs, caller);
+    const offloaded = await this.offload?.createAccessList(request, block, limit);
+    if (offloaded !== undefined) return offloaded;
     const gas = this.capGas(request.gas ?? this.gasCap, block);
     const traced = await this.run(request, block, gas, limit, true);
     const excluded = new Set<string>([

@@ -1,14 +1,20 @@
 import type { CallRequest } from "@strata/protocol";
 import type { NetworkFile } from "../config/network.js";
 import type { StopReason } from "../errors/domain-errors.js";
+import type { HeavyTask } from "./heavy-tasks.js";
+import type { TraceLimits } from "./tracing/trace-options.js";
+import type { PostedError } from "./worker-errors.js";
 
-/** What an `eth_call` worker is started with. */
+/** What an execution worker is started with. */
 export interface CallWorkerSettings {
   /** The LMDB environment of the node's chain store. */
   readonly chaindata: string;
   readonly network: NetworkFile;
   readonly gasCap: bigint;
   readonly maxQueueWaitMs: number;
+  /** The time budget of an estimate, a simulation or a block build. */
+  readonly evmTimeoutMs: number;
+  readonly traceLimits: TraceLimits;
 }
 
 /** What a worker thread is started with: the settings, and the flags that call its jobs off. */
@@ -35,14 +41,35 @@ export function cancel(cancels: Int32Array, id: number): void {
   Atomics.store(cancels, id % CANCEL_SLOTS, id | 0);
 }
 
-/** One call for a worker: the request, the hash of the (stored) block it runs on and the time it has left. */
-export interface CallWorkerJob {
+/** The clock both threads share: milliseconds since the epoch, with sub-millisecond precision. */
+export function sharedNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** What every job carries: its id, its time and when it was posted. */
+interface JobBase {
   readonly id: number;
+  /** Milliseconds the job may still take (it may have waited already). */
+  readonly timeoutMs: number;
+  /** {@link sharedNow} when it was posted: a job that waited beyond the queue limit is refused. */
+  readonly postedAt: number;
+}
+
+/** One call for a worker: the request and the hash of the (stored) block it runs on. */
+export interface CallJob extends JobBase {
+  readonly kind?: "call";
   readonly request: CallRequest;
   readonly blockHash: Uint8Array;
-  /** Milliseconds the call may still take (it may have waited already). */
-  readonly timeoutMs: number;
 }
+
+/** Any other heavy execution for a worker (estimate, trace, simulation, block build). */
+export interface TaskJob extends JobBase {
+  readonly kind: "task";
+  readonly task: HeavyTask;
+}
+
+/** One job for a worker. */
+export type CallWorkerJob = CallJob | TaskJob;
 
 /**
  * A worker's answer to a job: the return data; a revert or failure (deterministic, like the
@@ -63,7 +90,9 @@ export type CallWorkerAnswer =
   | { readonly id: number; readonly kind: "refused"; readonly message: string }
   | { readonly id: number; readonly kind: "stopped"; readonly reason: StopReason }
   | { readonly id: number; readonly kind: "unavailable" }
-  | { readonly id: number; readonly kind: "crashed"; readonly message: string };
+  | { readonly id: number; readonly kind: "crashed"; readonly message: string }
+  | { readonly id: number; readonly kind: "value"; readonly value: unknown }
+  | { readonly id: number; readonly kind: "error"; readonly error: PostedError };
 
 /** A worker's first message, once it can take jobs. */
 export interface CallWorkerReady {

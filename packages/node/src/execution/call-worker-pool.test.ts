@@ -20,6 +20,7 @@ import { startTestNode, type TestNode } from "../testing/test-node.js";
 import type { CallResult } from "./call-result-cache.js";
 import { CallWorkerPool } from "./call-worker-pool.js";
 import { runLimit } from "./run-limits.js";
+import { DEFAULT_TRACE_LIMITS } from "./tracing/trace-options.js";
 
 const HOLDER = "0x00000000000000000000000000000000000000aa";
 // Creation code that returns blockhash(NUMBER - 1): NUMBER PUSH1 1 SWAP1 SUB BLOCKHASH PUSH0 MSTORE PUSH1 32 PUSH0 RETURN.
@@ -97,6 +98,8 @@ beforeAll(async () => {
       network: t.node.config.network,
       gasCap: t.node.config.rpc.gasCap,
       maxQueueWaitMs: t.node.config.rpc.maxQueueWaitMs,
+      evmTimeoutMs: t.node.config.rpc.evmTimeoutMs,
+      traceLimits: DEFAULT_TRACE_LIMITS,
     },
     2,
   );
@@ -191,6 +194,8 @@ describe("eth_call on worker threads", () => {
         network: t.node.config.network,
         gasCap: t.node.config.rpc.gasCap,
         maxQueueWaitMs: t.node.config.rpc.maxQueueWaitMs,
+        evmTimeoutMs: t.node.config.rpc.evmTimeoutMs,
+        traceLimits: DEFAULT_TRACE_LIMITS,
       },
       1,
     );
@@ -225,7 +230,7 @@ describe("a node with a persistent store", () => {
     return Number(/^strata_call_worker_calls_total (\d+)/m.exec(text)?.[1] ?? Number.NaN);
   }
 
-  it("serves eth_call from its workers once they have started, with the same answers", async () => {
+  it("serves eth_call from its workers from the first call on, with the same answers", async () => {
     const { wallet, publicClient } = viemClients(n.url);
     const hash = await wallet.deployContract({
       abi: TestToken.abi,
@@ -242,15 +247,11 @@ describe("a node with a persistent store", () => {
         functionName: "balanceOf",
         args: [holder ?? `0x${(++holders).toString(16).padStart(40, "0")}`],
       });
-    expect(await workerCalls()).toBe(0);
-    // The first call starts the workers and runs in-thread; later ones go to the workers.
-    const deadline = Date.now() + 30_000;
-    while ((await workerCalls()) === 0 && Date.now() < deadline) {
-      expect(await read()).toBe(0n);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // The workers start with the node: not even the first call runs on the main thread.
+    const first = await workerCalls();
+    expect(await read()).toBe(0n);
+    expect(await workerCalls()).toBe(first + 1);
     const before = await workerCalls();
-    expect(before).toBeGreaterThan(0);
     expect(await read(wallet.account.address)).toBe(parseEther("7"));
     await expect(
       publicClient.readContract({
@@ -263,7 +264,7 @@ describe("a node with a persistent store", () => {
     expect(await workerCalls()).toBe(before + 2);
   });
 
-  /** Calls until the worker has served one (the first calls run in-thread while it starts). */
+  /** Calls until the worker has served one (it starts with the node, so the first call does). */
   async function untilWorkerServes(looping: Address): Promise<void> {
     let gas = 100_000;
     const deadline = Date.now() + 30_000;

@@ -3,7 +3,7 @@ import type { Block } from "@ethereumjs/block";
 import type { CallRequest } from "@strata/protocol";
 import type { Logger } from "pino";
 import { BusyError, ExecutionError, RevertError, runStopped } from "../errors/domain-errors.js";
-import type { CallOffload } from "./call-executor.js";
+import type { AccessListOutcome, CallOffload } from "./call-executor.js";
 import type { CallResult } from "./call-result-cache.js";
 import {
   type CallWorkerAnswer,
@@ -13,15 +13,18 @@ import {
   type CallWorkerSettings,
   cancel,
   cancelFlags,
+  sharedNow,
 } from "./call-worker-messages.js";
+import type { HeavyTask } from "./heavy-tasks.js";
 import { type RunLimit, timeLeft } from "./run-limits.js";
 import { sourceWorkerBootstrap } from "./source-worker.js";
+import { receivedError } from "./worker-errors.js";
 
 /** How long a worker may take to finish its calls and close its store when the pool closes. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
 interface Pending {
-  readonly resolve: (result: CallResult | undefined) => void;
+  readonly resolve: (answer: CallWorkerAnswer | undefined) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -32,18 +35,22 @@ interface Slot {
   readonly cancels: Int32Array;
   readonly pending: Map<number, Pending>;
   ready: boolean;
+  /** The worker has exited: it takes no more jobs. */
+  gone: boolean;
   /** Settles once the worker can take calls, or has exited. */
   started: Promise<void>;
   exited: Promise<void>;
 }
 
 /**
- * Runs `eth_call` on worker threads. Each worker opens the node's LMDB store itself (LMDB serves
- * many threads of one process from one memory map) and executes calls with its own
- * {@link CallExecutor} against committed blocks, so calls use other cores while the main thread
- * serves HTTP, the pool and block production. A call goes to the worker with the fewest calls in
- * hand; while no worker is ready (starting, or gone after a failure) the caller runs it in-thread.
- * Workers start with the first call, so a node that serves no calls starts none.
+ * Runs `eth_call` and every other heavy execution ({@link HeavyTask}: estimates, traces,
+ * simulations, block builds) on worker threads. Each worker opens the node's LMDB store itself
+ * (LMDB serves many threads of one process from one memory map) and executes against committed
+ * blocks, so execution uses other cores while the main thread serves HTTP, the pool and block
+ * production, and never runs EVM code itself. A job goes to the worker with the fewest jobs in
+ * hand; a job posted while the workers start waits for them. Only once every worker has gone
+ * (after failures) do callers run calls in-thread. The node starts the workers with itself
+ * ({@link start}).
  */
 export class CallWorkerPool implements CallOffload {
   private readonly slots: Slot[] = [];
@@ -60,22 +67,92 @@ export class CallWorkerPool implements CallOffload {
 
   /**
    * Runs `request` at `block` on a worker within `limit`: its outcome, or undefined when no worker
-   * can run it (none ready, or the worker cannot see the block) and the caller should run it itself.
-   * When the limit's signal is aborted, the worker stops the call (it sees a shared flag).
+   * can run it (none left after failures, or the worker cannot see the block) and the caller should
+   * run it itself. When the limit's signal is aborted, the worker stops the call (it sees a shared flag).
    */
-  call(request: CallRequest, block: Block, limit: RunLimit): Promise<CallResult | undefined> {
+  async call(request: CallRequest, block: Block, limit: RunLimit): Promise<CallResult | undefined> {
+    const answer = await this.post(limit, (id, timeoutMs, postedAt) => ({
+      id,
+      timeoutMs,
+      postedAt,
+      request,
+      blockHash: block.hash(),
+    }));
+    return answer === undefined ? undefined : outcomeOf(answer);
+  }
+
+  /** Runs the estimate of `request` at `block` on a worker; undefined when no worker can run it. */
+  async estimateGas(request: CallRequest, block: Block, limit: RunLimit): Promise<bigint | undefined> {
+    if (!this.hasWorkers()) return undefined;
+    const value = await this.run({ kind: "estimateGas", request, blockHash: block.hash() }, limit);
+    return value as bigint | undefined;
+  }
+
+  /** Builds the access list of `request` at `block` on a worker; undefined when no worker can run it. */
+  async createAccessList(
+    request: CallRequest,
+    block: Block,
+    limit: RunLimit,
+  ): Promise<AccessListOutcome | undefined> {
+    if (!this.hasWorkers()) return undefined;
+    const value = await this.run({ kind: "createAccessList", request, blockHash: block.hash() }, limit);
+    return value as AccessListOutcome | undefined;
+  }
+
+  /** Whether jobs can be posted (workers running or starting); false once all have gone or the pool closed. */
+  hasWorkers(): boolean {
     this.start();
-    const slot = this.pick();
-    if (!slot) return Promise.resolve(undefined);
+    return !this.closed && this.slots.some((slot) => !slot.gone);
+  }
+
+  /**
+   * Runs `task` on a worker within `limit`: its result; undefined only when the worker could not
+   * run it here (an estimate at a block it cannot see) or no worker is left.
+   */
+  async run(task: HeavyTask, limit: RunLimit): Promise<unknown> {
+    const answer = await this.post(limit, (id, timeoutMs, postedAt) => ({
+      id,
+      timeoutMs,
+      postedAt,
+      kind: "task",
+      task,
+    }));
+    if (answer === undefined || answer.kind === "unavailable") return undefined;
+    if (answer.kind === "value") return answer.value;
+    if (answer.kind === "error") throw receivedError(answer.error);
+    throw new Error(`unexpected worker answer ${answer.kind}`);
+  }
+
+  /**
+   * Posts the job `make` builds to the worker with the fewest jobs in hand, once one is ready
+   * (workers start with the node; a job posted while they start waits for them), and settles with
+   * its answer; undefined when no worker is left. Errors of the call protocol (busy, stopped,
+   * refused, crashed) are thrown.
+   */
+  private async post(
+    limit: RunLimit,
+    make: (id: number, timeoutMs: number, postedAt: number) => CallWorkerJob,
+  ): Promise<CallWorkerAnswer | undefined> {
+    this.start();
+    let slot = this.pick();
+    while (!slot && !this.closed && this.slots.some((candidate) => !candidate.gone)) {
+      // Starting workers: the job waits for the first to be ready (its queue wait counts from then).
+      await Promise.race(
+        this.slots.filter((candidate) => !candidate.gone).map((candidate) => candidate.started),
+      );
+      slot = this.pick();
+    }
+    if (!slot) return undefined;
+    const postedAt = sharedNow();
+    const chosen = slot;
     const id = this.nextId++;
     this.dispatched++;
     const { signal } = limit;
-    const callOff = (): void => cancel(slot.cancels, id);
+    const callOff = (): void => cancel(chosen.cancels, id);
     signal?.addEventListener("abort", callOff, { once: true });
-    return new Promise<CallResult | undefined>((resolve, reject) => {
-      slot.pending.set(id, { resolve, reject });
-      const job: CallWorkerJob = { id, request, blockHash: block.hash(), timeoutMs: timeLeft(limit) };
-      slot.worker.postMessage(job);
+    return new Promise<CallWorkerAnswer | undefined>((resolve, reject) => {
+      chosen.pending.set(id, { resolve, reject });
+      chosen.worker.postMessage(make(id, timeLeft(limit), postedAt));
     }).finally(() => signal?.removeEventListener("abort", callOff));
   }
 
@@ -99,7 +176,8 @@ export class CallWorkerPool implements CallOffload {
     );
   }
 
-  private start(): void {
+  /** Starts the workers unless started (they open the store and warm up while the node starts serving). */
+  start(): void {
     if (this.slots.length > 0 || this.closed) return;
     for (let i = 0; i < this.workers; i++) this.slots.push(this.spawn(this.settings));
   }
@@ -121,6 +199,7 @@ export class CallWorkerPool implements CallOffload {
       cancels: new Int32Array(cancels),
       pending: new Map(),
       ready: false,
+      gone: false,
       started: Promise.resolve(),
       exited: Promise.resolve(),
     };
@@ -131,7 +210,8 @@ export class CallWorkerPool implements CallOffload {
     slot.exited = new Promise((resolve) => {
       worker.once("exit", (code) => {
         slot.ready = false;
-        if (!this.closed) this.log?.warn({ code }, "eth_call worker exited; calls run in-thread");
+        slot.gone = true;
+        if (!this.closed) this.log?.warn({ code }, "execution worker exited; its calls run in-thread");
         // Calls it had not answered run in-thread instead, unless the node is stopping.
         for (const pending of slot.pending.values()) {
           if (this.closed) pending.reject(new ExecutionError("call stopped: the node is shutting down"));
@@ -146,6 +226,8 @@ export class CallWorkerPool implements CallOffload {
     worker.on("message", (message: CallWorkerAnswer | CallWorkerReady) => {
       if ("ready" in message) {
         slot.ready = !this.closed;
+        // Starting, it keeps the process alive (jobs may be waiting for it); ready, it does not.
+        worker.unref();
         started();
         return;
       }
@@ -154,7 +236,6 @@ export class CallWorkerPool implements CallOffload {
       slot.pending.delete(message.id);
       settle(message, pending);
     });
-    worker.unref();
     return slot;
   }
 }
@@ -164,7 +245,7 @@ function settle(answer: CallWorkerAnswer, pending: Pending): void {
   else if (answer.kind === "refused") pending.reject(new ExecutionError(answer.message));
   else if (answer.kind === "stopped") pending.reject(runStopped(answer.reason));
   else if (answer.kind === "crashed") pending.reject(new Error(answer.message));
-  else pending.resolve(outcomeOf(answer));
+  else pending.resolve(answer);
 }
 
 /** The outcome an answer stands for; undefined when the worker could not run the call. */

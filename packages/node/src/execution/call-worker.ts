@@ -1,31 +1,50 @@
 /**
- * The program of an `eth_call` worker thread (see {@link CallWorkerPool}): it opens the node's LMDB
+ * The program of an execution worker thread (see {@link CallWorkerPool}): it opens the node's LMDB
  * store read-only, keeps its own decoded blocks, trie node cache and head state, and answers each
- * call it is sent with the same {@link CallExecutor} the main thread uses. Loaded only as a worker.
+ * call it is sent with the same {@link CallExecutor} the main thread uses, and each heavy task
+ * (estimate, trace, simulation, block build) with a {@link HeavyTaskRunner}. Jobs run one at a
+ * time, in the order they came; one that waited longer than the queue limit is refused.
+ * Loaded only as a worker.
  */
 import { isMainThread, type MessagePort, parentPort, workerData } from "node:worker_threads";
 import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import { BusyError, ExecutionError, RevertError, RunStoppedError } from "../errors/domain-errors.js";
+import { PosEngine } from "../consensus/engine.js";
+import {
+  BusyError,
+  ExecutionError,
+  NotFoundError,
+  RevertError,
+  RunStoppedError,
+} from "../errors/domain-errors.js";
 import { ChainStore } from "../storage/chain-store.js";
 import { LmdbKV } from "../storage/lmdb-kv.js";
 import { TrieDatabase } from "../storage/trie-db.js";
 import { CallExecutor } from "./call-executor.js";
 import {
+  type CallJob,
   type CallWorkerAnswer,
   type CallWorkerData,
   type CallWorkerJob,
   isCancelled,
+  sharedNow,
+  type TaskJob,
 } from "./call-worker-messages.js";
 import { ChainView } from "./chain-view.js";
 import { createChainCommon } from "./common.js";
-import { type RunLimit, runLimit } from "./run-limits.js";
+import { HeavyTaskRunner } from "./heavy-tasks.js";
+import { enforceRunLimits, type RunLimit, runLimit } from "./run-limits.js";
 import { StateFactory } from "./state-factory.js";
+import { lowerThisThreadPriority } from "./thread-priority.js";
+import { TracingService } from "./tracing/tracing-service.js";
+import { postError } from "./worker-errors.js";
 
 /** States kept warm per state root (the head, and the block before it while calls still name it). */
 const WARM_STATES = 2;
 
 async function serve(port: MessagePort, settings: CallWorkerData): Promise<void> {
+  // Execution may keep every core busy: the main thread (requests, block production) goes first.
+  lowerThisThreadPriority();
   const cancels = new Int32Array(settings.cancels);
   const kv = new LmdbKV(settings.chaindata);
   const common = await createChainCommon(settings.network);
@@ -42,16 +61,42 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
     }
     return state;
   };
-  const executor = new CallExecutor(
+  const chainView = new ChainView(store);
+  const executor = new CallExecutor(common, stateAt, chainView, settings.gasCap, settings.maxQueueWaitMs, {
+    cacheResults: false,
+  });
+  const { network } = settings;
+  const engine =
+    network.consensus && network.system
+      ? new PosEngine(network, { signers: new Map(), waitForTimeouts: false })
+      : undefined;
+  const source = {
     common,
+    store,
+    states,
+    blockByHash: (hash: Uint8Array) => store.blockByHash(hash),
     stateAt,
-    new ChainView(store),
+  };
+  const tracing = new TracingService(
+    source,
+    chainView,
     settings.gasCap,
     settings.maxQueueWaitMs,
-    { cacheResults: false },
+    engine?.replayHooks.bind(engine),
+    settings.traceLimits,
   );
+  const tasks = new HeavyTaskRunner({
+    source,
+    chainView,
+    calls: executor,
+    tracing,
+    gasCap: settings.gasCap,
+    evmTimeoutMs: settings.evmTimeoutMs,
+  });
+  await enforceRunLimits();
   let closing = false;
   let running = 0;
+  let turn: Promise<unknown> = Promise.resolve();
   const closeWhenIdle = (): void => {
     if (!closing || running > 0) return;
     void kv.close().finally(() => port.close());
@@ -63,18 +108,59 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
       return;
     }
     running++;
-    const limit = runLimit(job.timeoutMs, undefined, () => isCancelled(cancels, job.id));
-    void answer(job, store, executor, limit).then((reply) => {
+    turn = turn.then(async () => {
+      // The job may name a block committed after this thread's current read snapshot began.
+      kv.refresh();
+      const reply = await inTurn(job, settings.maxQueueWaitMs, cancels, (limit) =>
+        job.kind === "task" ? answerTask(job, tasks, limit) : answer(job, store, executor, limit),
+      );
       running--;
-      port.postMessage(reply);
+      try {
+        port.postMessage(reply);
+      } catch (error) {
+        // A result that cannot be cloned is a bug: answer it as one, and go on with the next job.
+        port.postMessage({ id: job.id, kind: "crashed", message: String(error) } satisfies CallWorkerAnswer);
+      }
       closeWhenIdle();
     });
   });
   port.postMessage({ ready: true });
 }
 
-async function answer(
+/**
+ * Runs `job` now that its turn has come, unless it waited longer than `maxQueueWaitMs` since it was
+ * posted (then it is refused as busy), within the time it has left from when it was posted.
+ */
+function inTurn(
   job: CallWorkerJob,
+  maxQueueWaitMs: number,
+  cancels: Int32Array,
+  run: (limit: RunLimit) => Promise<CallWorkerAnswer>,
+): Promise<CallWorkerAnswer> {
+  const waited = sharedNow() - job.postedAt;
+  if (waited > maxQueueWaitMs) {
+    const message = `execution queue wait exceeded ${maxQueueWaitMs} ms`;
+    const retryAfterMs = Math.ceil(waited);
+    if (job.kind === "task")
+      return Promise.resolve({ id: job.id, kind: "error", error: { type: "busy", message, retryAfterMs } });
+    return Promise.resolve({ id: job.id, kind: "busy", message, retryAfterMs });
+  }
+  return run(runLimit(job.timeoutMs - waited, undefined, () => isCancelled(cancels, job.id)));
+}
+
+async function answerTask(job: TaskJob, tasks: HeavyTaskRunner, limit: RunLimit): Promise<CallWorkerAnswer> {
+  try {
+    return { id: job.id, kind: "value", value: await tasks.run(job.task, limit) };
+  } catch (error) {
+    // An estimate or access list at a block this thread cannot see (not stored) is run by the caller.
+    const callLike = job.task.kind === "estimateGas" || job.task.kind === "createAccessList";
+    if (callLike && error instanceof NotFoundError) return { id: job.id, kind: "unavailable" };
+    return { id: job.id, kind: "error", error: postError(error) };
+  }
+}
+
+async function answer(
+  job: CallJob,
   store: ChainStore,
   executor: CallExecutor,
   limit: RunLimit,

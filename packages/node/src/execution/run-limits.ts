@@ -17,6 +17,13 @@ export interface RunLimit {
  */
 export interface CancelSource {
   readonly signal?: AbortSignal | undefined;
+  /** The limit the run was handed over with (a worker thread's job): used as it is. */
+  readonly limit?: RunLimit | undefined;
+}
+
+/** The limit of a run `caller` asked for: the one it carries, else `timeoutMs` from now under its signal. */
+export function callerLimit(timeoutMs: number, caller?: CancelSource): RunLimit {
+  return caller?.limit ?? runLimit(timeoutMs, caller?.signal);
 }
 
 /** A limit of `timeoutMs` from now, called off by `signal` or once `cancelled` answers true. */

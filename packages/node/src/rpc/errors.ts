@@ -16,6 +16,7 @@ import {
   ExecutionError,
   InvalidTransactionError,
   NotFoundError,
+  OutputLimitError,
   RevertError,
   TooManyFiltersError,
   TxPoolError,
@@ -62,6 +63,9 @@ export function toRpcError(error: unknown, onUnexpected: (error: unknown) => voi
       limit: error.scope === "node" ? "filters" : "filtersPerCaller",
       max: error.max,
     });
+  }
+  if (error instanceof OutputLimitError) {
+    return new LimitExceededError(error.message, { limit: error.limit, max: error.max });
   }
   if (error instanceof DevOnlyError) return new MethodNotFoundError(error.message);
   if (error instanceof BusyError) {

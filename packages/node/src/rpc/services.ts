@@ -5,7 +5,7 @@ import type { NodeConfig } from "../config/node-config.js";
 import type { SenderRecovery } from "../crypto/sender-recovery.js";
 import { NotFoundError } from "../errors/domain-errors.js";
 import type { CallExecutor } from "../execution/call-executor.js";
-import type { TracingService } from "../execution/tracing/tracing-service.js";
+import type { HeavyExecution } from "../execution/heavy-execution.js";
 import type { DePINNodeService } from "../modules/depin/depin-nodes.js";
 import type { PredictionService } from "../modules/oracle/prediction-service.js";
 import type { StakingService } from "../modules/staking/staking-service.js";
@@ -40,8 +40,8 @@ export interface RpcServices {
   readonly predictions: PredictionService;
   /** Validators and stakes from the Staking contract (`svc_getValidators`, `svc_getStakingInfo`). */
   readonly staking: StakingService;
-  /** geth's tracers over re-executed transactions and calls (`debug_trace*`, `ots_*`). */
-  readonly tracing: TracingService;
+  /** Tracing (`debug_trace*`, `ots_*`), simulation and block building, on the execution workers. */
+  readonly execution: HeavyExecution;
 }
 
 /** Resolves a block selector to a canonical block, or undefined when there is none. */

@@ -55,6 +55,14 @@ export class LmdbKV implements KVStore {
     if (this.durableCommits) await this.root.flushed;
   }
 
+  /**
+   * Makes the next reads see every commit made so far, by any thread: a read snapshot otherwise lasts
+   * until this thread's next event-loop turn, and a worker thread may run job after job within one.
+   */
+  refresh(): void {
+    this.root.resetReadTxn();
+  }
+
   async close(): Promise<void> {
     await this.root.flushed;
     await this.root.close();

@@ -61,7 +61,13 @@ export async function replayFixtures(options: ReplayOptions): Promise<ReplayRepo
   try {
     const init = await initDatadir(join(options.fixtures, "genesis.json"), datadir);
     out(`genesis ${init.genesisHash} (chain id ${init.chainId})`);
-    const config = createNodeConfig({ datadir, logLevel: "silent", rpc: { port: options.port ?? 0 } });
+    // The fixtures call testing_buildBlockV1, which a network without dev accounts serves only when
+    // asked (as hive starts geth with its testing API on).
+    const config = createNodeConfig({
+      datadir,
+      logLevel: "silent",
+      rpc: { port: options.port ?? 0, testingMethods: true },
+    });
     const summary = await importChainFile(config.network, datadir, join(options.fixtures, "chain.rlp"));
     out(`imported ${summary.imported} blocks, head ${summary.head} ${summary.headHash}`);
     const node = await createNode(config);

@@ -4,8 +4,9 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { CLRequest, CLRequestType } from "@ethereumjs/util";
 import { createVM } from "@ethereumjs/vm";
-import { ExecutionError } from "../../errors/domain-errors.js";
+import { ExecutionError, RunStoppedError } from "../../errors/domain-errors.js";
 import type { ChainView } from "../chain-view.js";
+import { enforceRunLimits, limitEvm, type RunLimit } from "../run-limits.js";
 import { StreamingBlockBuilder } from "../streaming-block-builder.js";
 import { scratchState } from "./scratch-state.js";
 
@@ -41,6 +42,8 @@ export interface PayloadBuilderDeps {
   readonly chainView: ChainView;
   /** A state manager over the node's trie database at `block` (only read from). */
   readonly stateAt: (block: Block) => MerkleStateManager;
+  /** Bounds the build, checked inside the interpreter (default: none). */
+  readonly limit?: RunLimit;
 }
 
 /**
@@ -80,7 +83,10 @@ export async function buildPayload(
   const common = deps.common.copy();
   common.setHardforkBy({ blockNumber: number, timestamp: attributes.timestamp });
   const state = scratchState(deps.stateAt(parent), parent.header.stateRoot, common);
+  await enforceRunLimits();
   const vm = await createVM({ common, stateManager: state, blockchain: deps.chainView });
+  // The VM is thrown away with the build: its limit needs no removal.
+  limitEvm(vm.evm, deps.limit);
   const cancun = common.isActivatedEIP(4844);
   const gasLimit = nextGasLimit(parent.header.gasLimit, DEFAULT_GAS_CEILING);
   const builder = await StreamingBlockBuilder.start(vm, {
@@ -124,6 +130,7 @@ export async function buildPayload(
         const result = await builder.addTransaction(tx);
         blockValue += result.minerValue;
       } catch (error) {
+        if (error instanceof RunStoppedError) throw error;
         throw inclusionError(error, tx);
       }
     }
@@ -134,7 +141,8 @@ export async function buildPayload(
         const result = await builder.addTransaction(tx);
         blockValue += result.minerValue;
         used += result.totalGasSpent;
-      } catch {
+      } catch (error) {
+        if (error instanceof RunStoppedError) throw error;
         // A pool transaction that no longer applies is left out, as a miner does.
       }
     }

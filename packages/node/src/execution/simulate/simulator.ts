@@ -5,10 +5,16 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { Address, createZeroAddress, hexToBytes, type WithdrawalData } from "@ethereumjs/util";
 import { createVM, type RunTxResult } from "@ethereumjs/vm";
-import { ExecutionError, ValidationError, type ValidationErrorKind } from "../../errors/domain-errors.js";
+import {
+  ExecutionError,
+  RunStoppedError,
+  ValidationError,
+  type ValidationErrorKind,
+} from "../../errors/domain-errors.js";
 import type { StoredLog, StoredReceipt } from "../../storage/records.js";
 import type { ChainView } from "../chain-view.js";
 import { decodeRevertReason } from "../revert-reason.js";
+import { enforceRunLimits, limitEvm, type RunLimit, runLimit } from "../run-limits.js";
 import { type IndexedLog, TransferLogCollector } from "./call-logs.js";
 import { callTransaction, MAX_NONCE } from "./call-transaction.js";
 import type { BlockOverrides, BlockStateCall, SimulateOptions } from "./params.js";
@@ -61,6 +67,8 @@ export interface SimulatorDeps {
   /** Total gas all calls of one request may use (0: unlimited). */
   readonly gasCap: bigint;
   readonly timeoutMs: number;
+  /** Bounds the whole simulation, checked inside the interpreter (default: `timeoutMs` from its start). */
+  readonly limit?: RunLimit;
 }
 
 /** What every block of one simulation shares. */
@@ -72,6 +80,8 @@ interface SimulationRun {
   readonly budget: { remaining: bigint };
   /** `performance.now()` after which no further call starts. */
   readonly deadline: number;
+  /** Stops a call that runs past the deadline (or is called off) between two of its steps. */
+  readonly limit: RunLimit;
 }
 
 interface PlannedBlock {
@@ -99,7 +109,9 @@ export class Simulator {
       chainView: new SimulatedChainView(this.deps.chainView),
       budget: { remaining: this.deps.gasCap > 0n ? this.deps.gasCap : 2n ** 64n - 1n },
       deadline: performance.now() + this.deps.timeoutMs,
+      limit: this.deps.limit ?? runLimit(this.deps.timeoutMs),
     };
+    await enforceRunLimits();
     const results: SimulatedBlock[] = [];
     let parent = base;
     for (const planned of plan) {
@@ -118,6 +130,8 @@ export class Simulator {
     const common = this.deps.common.copy();
     common.setHardforkBy({ blockNumber: number, timestamp });
     const vm = await createVM({ common, stateManager: state, blockchain: chainView });
+    // The VM is thrown away with its block: its limit needs no removal.
+    limitEvm(vm.evm, run.limit);
     await applyStateOverrides(state, vm.evm as EVM, request.stateOverrides);
     const overrides = request.blockOverrides ?? {};
     const headerData = blockHeader(parent, number, timestamp, overrides, common, validate);
@@ -417,6 +431,7 @@ const INCLUSION_FAILURES: readonly [
 
 /** geth's wording and code for a call that cannot be included in its block. */
 function validationError(error: unknown, from: Address): Error {
+  if (error instanceof RunStoppedError) return error;
   // The VM appends its, the block's and the transaction's description in parentheses.
   const message = (error instanceof Error ? error.message : String(error)).replace(/ \([^()]*->.*$/s, "");
   const sender = from.toString();

@@ -1,4 +1,5 @@
 import { bytesToHex, setLengthLeft } from "@ethereumjs/util";
+import { OutputLimitError } from "../../errors/domain-errors.js";
 import { REVERT_MESSAGE } from "./call-tracer.js";
 import type { FrameEnter, FrameExit, OpcodeStep, Tracer } from "./tracer.js";
 
@@ -11,6 +12,14 @@ export interface StructLoggerOptions {
   /** Stop recording once the output exceeds this many bytes; 0 = unlimited. */
   readonly limit?: number;
 }
+
+/** The node's caps on one struct-logger answer; beyond either the trace fails with {@link OutputLimitError}. */
+export interface StructLogCaps {
+  readonly maxSteps: number;
+  readonly maxBytes: number;
+}
+
+const UNCAPPED: StructLogCaps = { maxSteps: Number.POSITIVE_INFINITY, maxBytes: Number.POSITIVE_INFINITY };
 
 /** One entry of `structLogs`, as geth serialises it. */
 interface StructLogEntry {
@@ -42,7 +51,9 @@ const PRE_EXECUTION_ERRORS = new Set(["out of gas", "stack underflow", "stack li
 
 /**
  * geth's default tracer: one entry per executed opcode with pc, op, gas, cost and depth, plus the
- * stack, memory, storage and return data as its options ask.
+ * stack, memory, storage and return data as its options ask. The node's `caps` bound the entries
+ * and their JSON size: a trace that would go beyond stops with {@link OutputLimitError} (a client
+ * that wants less asks with `limit`, which truncates instead, as geth).
  */
 export class StructLogger implements Tracer {
   readonly wantsOpcodes = true;
@@ -55,11 +66,21 @@ export class StructLogger implements Tracer {
   private error: string | undefined;
   private gasUsed = 0n;
 
-  constructor(private readonly options: StructLoggerOptions = {}) {}
+  constructor(
+    private readonly options: StructLoggerOptions = {},
+    private readonly caps: StructLogCaps = UNCAPPED,
+  ) {}
 
   async onOpcode(step: OpcodeStep): Promise<void> {
     const limit = this.options.limit ?? 0;
     if (limit !== 0 && this.size > limit) return;
+    if (this.logs.length >= this.caps.maxSteps) {
+      throw new OutputLimitError(
+        `trace exceeds ${this.caps.maxSteps} struct log entries`,
+        "traceMaxSteps",
+        this.caps.maxSteps,
+      );
+    }
     const entry: StructLogEntry = {
       pc: step.pc,
       op: step.op,
@@ -79,6 +100,13 @@ export class StructLogger implements Tracer {
     this.logs.push(entry);
     this.lastAtDepth[step.depth] = entry;
     this.size += JSON.stringify(entry).length;
+    if (this.size > this.caps.maxBytes) {
+      throw new OutputLimitError(
+        `trace exceeds ${this.caps.maxBytes} bytes of struct logs`,
+        "traceMaxBytes",
+        this.caps.maxBytes,
+      );
+    }
   }
 
   onEnter(frame: FrameEnter): void {

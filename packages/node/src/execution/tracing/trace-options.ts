@@ -9,21 +9,40 @@ import type { Tracer } from "./tracer.js";
 export interface TraceOptions extends StructLoggerOptions {
   readonly tracer?: string;
   readonly tracerConfig?: Readonly<Record<string, unknown>>;
-  /** A Go duration (`"5s"`, `"300ms"`); the default is 5 s per transaction, as in geth. */
+  /** A Go duration (`"5s"`, `"300ms"`); the default is 5 s per transaction, as in geth, capped by the node's maximum. */
   readonly timeout?: string;
 }
 
 /** The tracers this node serves besides the default struct logger. */
 export const TRACER_NAMES = ["callTracer", "prestateTracer"] as const;
 
-const DEFAULT_TIMEOUT_MS = 5_000;
+/** The node's bounds on every trace (`--rpc.tracetimeout`, `traceMaxSteps`, `traceMaxBytes`). */
+export interface TraceLimits {
+  /** Longest a trace may run; a client's `timeout` above it is lowered to it. */
+  readonly timeoutMs: number;
+  /** Most struct-logger entries one answer may hold. */
+  readonly maxSteps: number;
+  /** Most struct-logger output one answer may hold, in JSON bytes. */
+  readonly maxBytes: number;
+}
+
+/** The default bounds (DECISIONS.md "Limits"). */
+export const DEFAULT_TRACE_LIMITS: TraceLimits = {
+  timeoutMs: 5_000,
+  maxSteps: 200_000,
+  maxBytes: 25 * 1024 * 1024,
+};
 
 /** Creates the tracer `options` name for one transaction; throws for unknown tracers or bad config. */
-export function createTracer(options: TraceOptions, common: Common): Tracer {
+export function createTracer(
+  options: TraceOptions,
+  common: Common,
+  limits: TraceLimits = DEFAULT_TRACE_LIMITS,
+): Tracer {
   const config = options.tracerConfig ?? {};
   switch (options.tracer) {
     case undefined:
-      return new StructLogger(options);
+      return new StructLogger(options, { maxSteps: limits.maxSteps, maxBytes: limits.maxBytes });
     case "callTracer":
       return new CallTracer({ onlyTopCall: flag(config, "onlyTopCall"), withLog: flag(config, "withLog") });
     case "prestateTracer": {
@@ -45,9 +64,14 @@ export function createTracer(options: TraceOptions, common: Common): Tracer {
   }
 }
 
-/** The time budget of one traced transaction in milliseconds, from geth's `timeout` option. */
-export function traceTimeoutMs(options: TraceOptions): number {
-  return options.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseGoDuration(options.timeout);
+/**
+ * The time budget of one traced transaction in milliseconds: geth's `timeout` option (default 5 s,
+ * as geth), never more than the node's maximum `maxMs`.
+ */
+export function traceTimeoutMs(options: TraceOptions, maxMs = DEFAULT_TRACE_LIMITS.timeoutMs): number {
+  const asked =
+    options.timeout === undefined ? DEFAULT_TRACE_LIMITS.timeoutMs : parseGoDuration(options.timeout);
+  return Math.min(asked, maxMs);
 }
 
 function flag(config: Readonly<Record<string, unknown>>, name: string): boolean {

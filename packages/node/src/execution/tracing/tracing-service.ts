@@ -1,27 +1,40 @@
 import { type Block, createBlock } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
+import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { bytesToHex } from "@ethereumjs/util";
 import { createVM, runTx, type VM } from "@ethereumjs/vm";
 import type { CallRequest } from "@strata/protocol";
-import type { Chain } from "../../chain/chain.js";
 import { keccak256 } from "../../crypto/keccak.js";
 import {
   BusyError,
+  DomainError,
   ExecutionError,
-  ExecutionTimeoutError,
   NotFoundError,
+  RunStoppedError,
 } from "../../errors/domain-errors.js";
+import type { ChainStore } from "../../storage/chain-store.js";
 import type { BlockContext, BlockHooks, BlockTemplate } from "../block-executor.js";
 import type { ChainView } from "../chain-view.js";
 import { OverlayStateManager } from "../overlay-state.js";
+import { checkRunLimit, enforceRunLimits, limitEvm, type RunLimit, runLimit } from "../run-limits.js";
 import { receiptsCarryStateRoot } from "../simulate/block-replay.js";
 import type { StateOverrides } from "../simulate/params.js";
 import { scratchState } from "../simulate/scratch-state.js";
+import type { StateFactory } from "../state-factory.js";
 import { StreamingBlockBuilder } from "../streaming-block-builder.js";
+import type { CallFrame } from "./call-tracer.js";
+import { CallTracer } from "./call-tracer.js";
 import { callTransaction } from "./call-tx.js";
 import { runWithTracer } from "./evm-hooks.js";
 import { applyTraceOverrides } from "./state-overrides.js";
-import { createTracer, type TraceOptions, traceTimeoutMs } from "./trace-options.js";
+import {
+  createTracer,
+  DEFAULT_TRACE_LIMITS,
+  type TraceLimits,
+  type TraceOptions,
+  traceTimeoutMs,
+} from "./trace-options.js";
 import type { Tracer } from "./tracer.js";
 
 /** One entry of a block trace (geth's `txTraceResult`). */
@@ -30,6 +43,26 @@ export interface BlockTraceEntry {
   readonly result?: unknown;
   readonly error?: string;
 }
+
+/** The deployment of a contract: the transaction and the account whose frame created it. */
+export interface ContractCreation {
+  readonly hash: string;
+  readonly creator: string;
+}
+
+/** What tracing reads: the stored chain and the state after any stored block (the node's `Chain` is one). */
+export interface TraceSource {
+  readonly common: Common;
+  readonly store: ChainStore;
+  blockByHash(hash: Uint8Array): Block | undefined;
+  /** The (read-only) state after `block`, from a cache where there is one. */
+  stateAt(block: Block): MerkleStateManager;
+  /** Opens the state at any stored root. */
+  readonly states: StateFactory;
+}
+
+/** Recent pre-states kept with their caches: traces mostly replay the last few blocks, again and again. */
+const WARM_STATES = 4;
 
 /** The consensus steps of a stored block, to replay its start-of-block system calls. */
 export type ReplayHooksProvider = (block: Block) => BlockHooks;
@@ -42,36 +75,44 @@ interface Replay {
 /**
  * Traces mined transactions by re-executing their block on its parent's state up to them (the
  * block's system calls included), and calls on any block's state, with geth's tracers. Runs are
- * serialised; one that waited longer than `maxQueueWaitMs` for its turn is refused.
+ * serialised; one that waited longer than `maxQueueWaitMs` for its turn is refused. Every run is
+ * bounded by a {@link RunLimit} checked inside the interpreter (default: the node's trace timeout
+ * from now), each traced transaction by the client's `timeout` capped at the node's maximum, and
+ * struct-logger output by the node's caps.
  */
 export class TracingService {
   private lock: Promise<unknown> = Promise.resolve();
+  private readonly forkCommons = new Map<string, Common>();
+  private readonly warm = new Map<string, MerkleStateManager>();
 
   constructor(
-    private readonly chain: Chain,
+    private readonly chain: TraceSource,
     private readonly chainView: ChainView,
     private readonly gasCap: bigint,
     private readonly maxQueueWaitMs: number,
     private readonly replayHooks?: ReplayHooksProvider,
+    private readonly limits: TraceLimits = DEFAULT_TRACE_LIMITS,
   ) {}
 
   /** Traces the mined transaction `hash` with the tracer `options` name (geth's `debug_traceTransaction`). */
-  traceTransaction(hash: Uint8Array, options: TraceOptions): Promise<unknown> {
-    return this.traceMined(hash, () => createTracer(options, this.chain.common), traceTimeoutMs(options));
+  traceTransaction(hash: Uint8Array, options: TraceOptions, limit?: RunLimit): Promise<unknown> {
+    const make = () => createTracer(options, this.chain.common, this.limits);
+    return this.traceMined(hash, make, traceTimeoutMs(options, this.limits.timeoutMs), limit);
   }
 
   /** Re-executes the mined transaction `hash` with a tracer made by `make`, and returns that tracer. */
   traceMined<T extends Tracer>(
     hash: Uint8Array,
     make: () => T,
-    timeoutMs = traceTimeoutMs({}),
+    timeoutMs = this.limits.timeoutMs,
+    limit = this.defaultLimit(),
   ): Promise<unknown> {
     const location = this.chain.store.txLocation(hash);
     const block = location ? this.chain.blockByHash(location.blockHash) : undefined;
     if (!location || !block) throw new NotFoundError("transaction not found");
     const tracer = make();
-    return this.serialised(async () => {
-      const replay = await this.replay(block);
+    return this.serialised(limit, async () => {
+      const replay = await this.replay(block, limit);
       const receipts = this.chain.store.receipts(block.hash()) ?? [];
       let logIndexBase = 0;
       for (let i = 0; i < location.index; i++) {
@@ -83,25 +124,44 @@ export class TracingService {
     });
   }
 
+  /**
+   * The transaction of `block` whose call tree creates `address`, and the frame's sender: the
+   * block is replayed once, with a call tracer per transaction, up to the first that creates it.
+   */
+  findCreation(block: Block, address: string, limit = this.defaultLimit()): Promise<ContractCreation | null> {
+    if (block.header.number === 0n) return Promise.resolve(null);
+    return this.serialised(limit, async () => {
+      const replay = await this.replay(block, limit);
+      for (let i = 0; i < block.transactions.length; i++) {
+        const tracer = new CallTracer();
+        await this.traceInBlock(replay, block, i, tracer, 0, this.limits.timeoutMs);
+        const creation = findCreationFrame(tracer.result() as CallFrame, address);
+        if (creation) return { hash: bytesToHex(block.transactions[i]!.hash()), creator: creation.from };
+      }
+      return null;
+    });
+  }
+
   /** Traces every transaction of `block` (geth's `debug_traceBlockByNumber/ByHash`). */
-  traceBlock(block: Block, options: TraceOptions): Promise<BlockTraceEntry[]> {
+  traceBlock(block: Block, options: TraceOptions, limit = this.defaultLimit()): Promise<BlockTraceEntry[]> {
     if (block.header.number === 0n) throw new ExecutionError("genesis is not traceable");
-    const timeoutMs = traceTimeoutMs(options);
-    createTracer(options, this.chain.common);
-    return this.serialised(async () => {
-      const replay = await this.replay(block);
+    const timeoutMs = traceTimeoutMs(options, this.limits.timeoutMs);
+    createTracer(options, this.chain.common, this.limits);
+    return this.serialised(limit, async () => {
+      const replay = await this.replay(block, limit);
       const receipts = this.chain.store.receipts(block.hash()) ?? [];
       const entries: BlockTraceEntry[] = [];
       let logIndexBase = 0;
       for (let i = 0; i < block.transactions.length; i++) {
+        checkRunLimit(limit);
         const txHash = bytesToHex(block.transactions[i]!.hash());
-        const tracer = createTracer(options, this.chain.common);
+        const tracer = createTracer(options, this.chain.common, this.limits);
         try {
           await this.traceInBlock(replay, block, i, tracer, logIndexBase, timeoutMs);
           entries.push({ txHash, result: tracer.result() });
         } catch (error) {
           // After an aborted run the replayed state is unusable: only refusals are reported per entry.
-          if (error instanceof ExecutionTimeoutError || !(error instanceof ExecutionError)) throw error;
+          if (error instanceof RunStoppedError || !(error instanceof ExecutionError)) throw error;
           entries.push({ txHash, error: error.message });
         }
         logIndexBase += receipts[i]?.logs.length ?? 0;
@@ -119,11 +179,12 @@ export class TracingService {
     block: Block,
     options: TraceOptions,
     overrides?: StateOverrides,
+    limit = this.defaultLimit(),
   ): Promise<unknown> {
-    const tracer = createTracer(options, this.chain.common);
-    const timeoutMs = traceTimeoutMs(options);
-    return this.serialised(async () => {
-      const vm = await this.vmAt(block);
+    const tracer = createTracer(options, this.chain.common, this.limits);
+    const timeoutMs = traceTimeoutMs(options, this.limits.timeoutMs);
+    return this.serialised(limit, async () => {
+      const vm = await this.vmAt(block, block, limit);
       // The overrides land in the throwaway overlay and vanish with it.
       await applyTraceOverrides(vm.stateManager, overrides);
       const paysFee = (request.gasPrice ?? request.maxFeePerGas ?? 0n) > 0n;
@@ -178,10 +239,10 @@ export class TracingService {
   }
 
   /** A VM on a throwaway overlay of `block`'s parent state, with the block's start-of-block steps applied. */
-  private async replay(block: Block): Promise<Replay> {
-    const parent = this.chain.store.blockByHash(block.header.parentHash);
+  private async replay(block: Block, limit: RunLimit): Promise<Replay> {
+    const parent = this.chain.blockByHash(block.header.parentHash);
     if (!parent) throw new ExecutionError(`parent block ${bytesToHex(block.header.parentHash)} not found`);
-    const vm = await this.vmAt(parent, block);
+    const vm = await this.vmAt(parent, block, limit);
     const hooks = this.replayHooks?.(block);
     const header = block.header;
     const proposed: BlockTemplate = {
@@ -215,24 +276,59 @@ export class TracingService {
    * overlay, or, for blocks before Byzantium (whose receipts need the state root after every
    * transaction), a scratch trie that computes roots without writing to the node's storage.
    */
-  private async vmAt(stateBlock: Block, rulesBlock: Block = stateBlock): Promise<VM> {
-    const common = this.chain.common.copy();
-    common.setHardforkBy({ blockNumber: rulesBlock.header.number, timestamp: rulesBlock.header.timestamp });
+  private async vmAt(stateBlock: Block, rulesBlock: Block, limit: RunLimit): Promise<VM> {
+    const common = this.rulesOf(rulesBlock);
     const root = stateBlock.header.stateRoot;
-    const base = this.chain.states.at(root);
+    const base = this.warmState(stateBlock);
     const stateManager = receiptsCarryStateRoot(rulesBlock, common)
       ? scratchState(base, root, common)
       : new OverlayStateManager(base, keccak256);
-    return createVM({ common, stateManager, blockchain: this.chainView });
+    await enforceRunLimits();
+    const vm = await createVM({ common, stateManager, blockchain: this.chainView });
+    // The VM is thrown away with the run: its limit needs no removal.
+    limitEvm(vm.evm, limit);
+    return vm;
   }
 
-  private serialised<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * The read-only state after `block` with account, code and storage caches, kept for the last
+   * {@link WARM_STATES} roots asked for (only read: every run writes to an overlay over it).
+   */
+  private warmState(block: Block): MerkleStateManager {
+    const root = Buffer.from(block.header.stateRoot).toString("hex");
+    let state = this.warm.get(root);
+    if (state) this.warm.delete(root);
+    else state = this.chain.states.at(block.header.stateRoot, "lru");
+    this.warm.set(root, state);
+    if (this.warm.size > WARM_STATES) this.warm.delete(this.warm.keys().next().value as string);
+    return state;
+  }
+
+  /** The rules `block` executes under: one Common per fork, made once (copying one costs more than a trace). */
+  private rulesOf(block: Block): Common {
+    const { number, timestamp } = block.header;
+    const hardfork = this.chain.common.getHardforkBy({ blockNumber: number, timestamp });
+    let rules = this.forkCommons.get(hardfork);
+    if (!rules) {
+      rules = this.chain.common.copy();
+      rules.setHardfork(hardfork);
+      this.forkCommons.set(hardfork, rules);
+    }
+    return rules;
+  }
+
+  private defaultLimit(): RunLimit {
+    return runLimit(this.limits.timeoutMs);
+  }
+
+  private serialised<T>(limit: RunLimit, work: () => Promise<T>): Promise<T> {
     const enqueuedAt = performance.now();
     const job = this.lock.then(() => {
       const waited = performance.now() - enqueuedAt;
       if (waited > this.maxQueueWaitMs) {
         throw new BusyError(`execution queue wait exceeded ${this.maxQueueWaitMs} ms`, Math.ceil(waited));
       }
+      checkRunLimit(limit);
       return work();
     });
     this.lock = job.catch(() => {});
@@ -240,9 +336,20 @@ export class TracingService {
   }
 }
 
+/** The frame of `tree` (depth first) that created `address` and did not fail. */
+function findCreationFrame(frame: CallFrame, address: string): CallFrame | undefined {
+  if ((frame.type === "CREATE" || frame.type === "CREATE2") && frame.to === address && !frame.error)
+    return frame;
+  for (const child of frame.calls ?? []) {
+    const found = findCreationFrame(child, address);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /** Domain errors pass through; a transaction the VM refuses becomes geth's "tracing failed: ...". */
 function rethrowTracing(error: unknown): never {
-  if (error instanceof ExecutionError || error instanceof BusyError) throw error;
+  if (error instanceof DomainError) throw error;
   const message = error instanceof Error ? error.message : String(error);
   throw new ExecutionError(`tracing failed: ${message.replace(/\s*\(tx type=.*$/s, "")}`);
 }

@@ -1,10 +1,6 @@
-import type { Block } from "@ethereumjs/block";
-import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
-import { Address, Bytes, Hash32, Quantity, toData, toQuantity, Uint64 } from "@strata/protocol";
+import { Address, Bytes, Hash32, Quantity, toData, Uint64 } from "@strata/protocol";
 import { z } from "zod";
-import { ExecutionError } from "../../errors/domain-errors.js";
-import { ChainView } from "../../execution/chain-view.js";
-import { type BuiltPayload, buildPayload } from "../../execution/simulate/payload-builder.js";
+import { DevOnlyError, ExecutionError } from "../../errors/domain-errors.js";
 import { defineMethod } from "../registry.js";
 
 /** The engine API's `PayloadAttributesV3` (withdrawals and beacon root optional for older forks). */
@@ -20,79 +16,28 @@ const PayloadAttributes = z.object({
 
 const hexBytes = (hex: string) => Buffer.from(hex.slice(2), "hex");
 
-function decodeTransaction(raw: string, index: number, block: Block): TypedTransaction {
-  try {
-    return createTxFromRLP(hexBytes(raw), { common: block.common });
-  } catch (error) {
-    throw new ExecutionError(`invalid transaction ${index}: ${(error as Error).message}`);
-  }
-}
-
-/** The engine API's `ExecutionPayloadEnvelope` of a built block, as geth's `testing_buildBlockV1` answers. */
-function payloadEnvelope(built: BuiltPayload) {
-  const { block, blockValue, requests } = built;
-  const { header } = block;
-  return {
-    executionPayload: {
-      parentHash: toData(header.parentHash),
-      feeRecipient: toData(header.coinbase.bytes),
-      stateRoot: toData(header.stateRoot),
-      receiptsRoot: toData(header.receiptTrie),
-      logsBloom: toData(header.logsBloom),
-      prevRandao: toData(header.mixHash),
-      blockNumber: toQuantity(header.number),
-      gasLimit: toQuantity(header.gasLimit),
-      gasUsed: toQuantity(header.gasUsed),
-      timestamp: toQuantity(header.timestamp),
-      extraData: toData(header.extraData),
-      baseFeePerGas: toQuantity(header.baseFeePerGas ?? 0n),
-      blockHash: toData(block.hash()),
-      transactions: block.transactions.map((tx) => toData(tx.serialize())),
-      ...(block.withdrawals
-        ? {
-            withdrawals: block.withdrawals.map((w) => ({
-              index: toQuantity(w.index),
-              validatorIndex: toQuantity(w.validatorIndex),
-              address: toData(w.address.bytes),
-              amount: toQuantity(w.amount),
-            })),
-          }
-        : {}),
-      ...(header.blobGasUsed !== undefined
-        ? {
-            blobGasUsed: toQuantity(header.blobGasUsed),
-            excessBlobGas: toQuantity(header.excessBlobGas ?? 0n),
-          }
-        : {}),
-    },
-    blockValue: toQuantity(blockValue),
-    // Blob sidecars are not kept with built blocks: the bundle is always empty.
-    blobsBundle: { commitments: [], proofs: [], blobs: [] },
-    ...(requests ? { executionRequests: requests.map(toData) } : {}),
-    shouldOverrideBuilder: false,
-  };
-}
-
-/** The `testing_` namespace: engine-API-adjacent helpers for client testing. */
+/**
+ * The `testing_` namespace: engine-API-adjacent helpers for client testing. Served on networks with
+ * dev accounts, elsewhere only with `--rpc.testing` (-32601 otherwise); builds run on the execution
+ * workers under the eth_call time limit.
+ */
 export const testingMethods = {
   testing_buildBlockV1: defineMethod({
     params: [Hash32, PayloadAttributes, z.array(Bytes), Bytes],
     required: 2,
     summary:
       "Builds (without importing) the block after the head from payload attributes and the given transactions (the pool's when null).",
-    handler: async ([parentHash, attributes, transactions, extraData], services) => {
-      const { chain, pool } = services;
+    handler: ([parentHash, attributes, transactions, extraData], services, context) => {
+      const { chain, pool, config } = services;
+      if (!config.network.devAccounts && !config.rpc.testingMethods) {
+        throw new DevOnlyError("testing_buildBlockV1");
+      }
       const parent = chain.head;
       if (toData(parent.hash()) !== parentHash.toLowerCase()) {
         throw new ExecutionError("parentHash is not current head");
       }
       const baseFee = parent.header.calcNextBaseFee();
-      const built = await buildPayload(
-        {
-          common: chain.common,
-          chainView: new ChainView(chain.store),
-          stateAt: (block) => chain.stateAt(block),
-        },
+      return services.execution.buildBlock(
         parent,
         {
           timestamp: attributes.timestamp,
@@ -105,10 +50,10 @@ export const testingMethods = {
         },
         transactions === undefined
           ? { candidates: pool.executable(baseFee).map((entry) => entry.tx) }
-          : { given: transactions.map((raw, i) => decodeTransaction(raw, i, parent)) },
+          : { given: transactions.map(hexBytes) },
         extraData === undefined ? new Uint8Array() : hexBytes(extraData),
+        context,
       );
-      return payloadEnvelope(built);
     },
   }),
 };

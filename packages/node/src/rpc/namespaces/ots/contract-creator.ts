@@ -1,21 +1,11 @@
 import { bytesToHex, createAddressFromString } from "@ethereumjs/util";
-import { type CallFrame, CallTracer } from "../../../execution/tracing/call-tracer.js";
+import type { RpcContext } from "../../registry.js";
 import type { RpcServices } from "../../services.js";
 
 /** `ots_getContractCreator`'s answer: the deploying transaction and the account that created the contract. */
 export interface ContractCreator {
   hash: string;
   creator: string;
-}
-
-function findCreation(frame: CallFrame, address: string): CallFrame | undefined {
-  if ((frame.type === "CREATE" || frame.type === "CREATE2") && frame.to === address && !frame.error)
-    return frame;
-  for (const child of frame.calls ?? []) {
-    const found = findCreation(child, address);
-    if (found) return found;
-  }
-  return undefined;
 }
 
 async function hasCodeAt(services: RpcServices, address: string, number: bigint): Promise<boolean> {
@@ -26,12 +16,15 @@ async function hasCodeAt(services: RpcServices, address: string, number: bigint)
 
 /**
  * Who deployed `address`: top-level deployments come from the address index; a contract created
- * by another contract is found by bisecting the blocks for the first one where it has code, then
- * tracing that block's transactions for the creating frame. Null for accounts without code.
+ * by another contract is found by bisecting the blocks for the first one where it has code (a
+ * state read per step, log2 of the chain's length), then replaying that block once on an execution
+ * worker, with a call tracer per transaction, up to the one whose call tree creates it (bounded by
+ * the trace time limit). Null for accounts without code.
  */
 export async function contractCreator(
   services: RpcServices,
   address: string,
+  context?: RpcContext,
 ): Promise<ContractCreator | null> {
   const indexed = services.chain.store.contractCreation(Buffer.from(address.slice(2), "hex"));
   if (indexed) return { hash: bytesToHex(indexed.txHash), creator: bytesToHex(indexed.creator) };
@@ -45,10 +38,6 @@ export async function contractCreator(
     else lo = mid;
   }
   const block = services.chain.blockByNumber(hi);
-  for (const tx of block?.transactions ?? []) {
-    const tree = (await services.tracing.traceMined(tx.hash(), () => new CallTracer())) as CallFrame;
-    const creation = findCreation(tree, address);
-    if (creation) return { hash: bytesToHex(tx.hash()), creator: creation.from };
-  }
-  return null;
+  if (!block) return null;
+  return services.execution.findCreation(block, address.toLowerCase(), context);
 }

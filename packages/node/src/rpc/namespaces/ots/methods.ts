@@ -2,9 +2,9 @@ import { createAddressFromString } from "@ethereumjs/util";
 import { Address, BlockNumberOrTag, type BlockSelector, BlockSpec, Hash32 } from "@strata/protocol";
 import { z } from "zod";
 import { ExecutionError, NotFoundError } from "../../../errors/domain-errors.js";
-import { type CallFrame, CallTracer, REVERT_MESSAGE } from "../../../execution/tracing/call-tracer.js";
+import { type CallFrame, REVERT_MESSAGE } from "../../../execution/tracing/call-tracer.js";
 import { formatHeader } from "../../format/block.js";
-import { defineMethod } from "../../registry.js";
+import { defineMethod, type RpcContext } from "../../registry.js";
 import { findBlock, type RpcServices, requireBlock } from "../../services.js";
 import { blockDetails, blockTransactions } from "./blocks.js";
 import { contractCreator } from "./contract-creator.js";
@@ -36,10 +36,14 @@ function bytes(hex: string): Uint8Array {
   return Buffer.from(hex.slice(2), "hex");
 }
 
-async function callTree(services: RpcServices, hash: string): Promise<CallFrame> {
+async function callTree(services: RpcServices, hash: string, context: RpcContext): Promise<CallFrame> {
   const location = services.chain.store.txLocation(bytes(hash));
   if (!location) throw new NotFoundError(`transaction ${hash} not found`);
-  return (await services.tracing.traceMined(bytes(hash), () => new CallTracer())) as CallFrame;
+  return (await services.execution.traceTransaction(
+    bytes(hash),
+    { tracer: "callTracer" },
+    context,
+  )) as CallFrame;
 }
 
 function checkPageSize(pageSize: number): void {
@@ -61,20 +65,20 @@ export const otsMethods = {
   ots_getTransactionError: defineMethod({
     params: [Hash32],
     required: 1,
-    handler: async ([hash], services) => {
-      const root = await callTree(services, hash);
+    handler: async ([hash], services, context) => {
+      const root = await callTree(services, hash, context);
       return root.error === REVERT_MESSAGE ? (root.output ?? "0x") : "0x";
     },
   }),
   ots_traceTransaction: defineMethod({
     params: [Hash32],
     required: 1,
-    handler: async ([hash], services) => traceEntries(await callTree(services, hash)),
+    handler: async ([hash], services, context) => traceEntries(await callTree(services, hash, context)),
   }),
   ots_getInternalOperations: defineMethod({
     params: [Hash32],
     required: 1,
-    handler: async ([hash], services) => internalOperations(await callTree(services, hash)),
+    handler: async ([hash], services, context) => internalOperations(await callTree(services, hash, context)),
   }),
   ots_getBlockDetails: defineMethod({
     params: [OtsBlockNumber],
@@ -136,6 +140,6 @@ export const otsMethods = {
   ots_getContractCreator: defineMethod({
     params: [Address],
     required: 1,
-    handler: ([address], services) => contractCreator(services, address.toLowerCase()),
+    handler: ([address], services, context) => contractCreator(services, address.toLowerCase(), context),
   }),
 };

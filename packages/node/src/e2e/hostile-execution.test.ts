@@ -1,0 +1,216 @@
+/**
+ * Hostile input: requests that execute as much EVM code as they are allowed to. Each runs at its
+ * limit (endless loops at the gas cap, a client trace `timeout` of 30 s) while a prober asks for
+ * `eth_blockNumber`: the thread answering requests never runs EVM code, so the prober is answered
+ * within 250 ms (generous: an answer takes about a millisecond; a main thread running EVM code for
+ * the node's 1.5 s limit would hold it for over a second), and interval mining goes on.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Address, Hex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestNode, type TestNode } from "../testing/test-node.js";
+import { rpc, viemClients } from "./clients.js";
+
+// Creation code of a contract whose code, `JUMPDEST PUSH1 0 JUMP`, loops until its gas runs out.
+const LOOPER_CODE = "0x635b6000566000526004601cf3";
+/** The node's maximum time for a trace, a call, an estimate, a simulation and a block build. */
+const LIMIT_MS = 1_500;
+/** Most struct-logger entries one trace may return here. */
+const MAX_STEPS = 100_000;
+const PROBE_BOUND_MS = 250;
+
+interface RpcAnswer {
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+let dir: string;
+let t: TestNode;
+let looper: Address;
+
+beforeAll(async () => {
+  // A persistent store: execution workers read the chain from it (they cannot see a memory store).
+  dir = mkdtempSync(join(tmpdir(), "strata-hostile-execution-"));
+  t = await startTestNode({
+    datadir: dir,
+    mining: { mode: "interval", blockTimeSeconds: 1 },
+    rpc: {
+      callWorkers: 2,
+      evmTimeoutMs: LIMIT_MS,
+      traceTimeoutMs: LIMIT_MS,
+      traceMaxSteps: MAX_STEPS,
+    },
+  });
+  const { wallet, publicClient } = viemClients(t.url);
+  const hash = await wallet.sendTransaction({ data: LOOPER_CODE });
+  looper = (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
+}, 60_000);
+
+afterAll(async () => {
+  await t?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function blockNumber(): Promise<bigint> {
+  return BigInt((await rpc(t.url, "eth_blockNumber")).result as string);
+}
+
+/**
+ * Runs `attack` while probing `eth_blockNumber` every 20 ms: the attack's answers, how long it
+ * took, the slowest probe and how many blocks were produced meanwhile.
+ */
+async function underProbe(attack: () => Promise<RpcAnswer[]>) {
+  const startBlock = await blockNumber();
+  const started = performance.now();
+  let done = false;
+  let slowest = 0;
+  let probes = 0;
+  const prober = (async () => {
+    while (!done) {
+      const sent = performance.now();
+      await rpc(t.url, "eth_blockNumber");
+      slowest = Math.max(slowest, performance.now() - sent);
+      probes++;
+      await wait(20);
+    }
+  })();
+  const answers = await attack().finally(() => {
+    done = true;
+  });
+  const elapsed = performance.now() - started;
+  await prober;
+  // Let the interval producer seal the block it is due (attacks shorter than a slot leave none).
+  await wait(1_100);
+  const blocks = (await blockNumber()) - startBlock;
+  return { answers, elapsed, slowest, probes, blocks };
+}
+
+function call(method: string, params: unknown[]): Promise<RpcAnswer> {
+  return rpc(t.url, method, params) as Promise<RpcAnswer>;
+}
+
+/** Every request below runs for as long as the node allows. */
+const attacks: Record<string, () => Promise<RpcAnswer>> = {
+  "debug_traceCall (callTracer, client timeout 30s)": () =>
+    call("debug_traceCall", [{ to: looper }, "latest", { tracer: "callTracer", timeout: "30s" }]),
+  "debug_traceCall (prestateTracer, client timeout 30s)": () =>
+    call("debug_traceCall", [{ to: looper }, "latest", { tracer: "prestateTracer", timeout: "30s" }]),
+  "debug_traceCall (struct logger)": () =>
+    call("debug_traceCall", [{ to: looper }, "latest", { timeout: "30s", disableStorage: true }]),
+  "eth_simulateV1 (a 50M-gas loop)": () =>
+    call("eth_simulateV1", [
+      {
+        blockStateCalls: [
+          { blockOverrides: { gasLimit: "0x2faf080" }, calls: [{ to: looper, gas: "0x2faf080" }] },
+        ],
+      },
+      "latest",
+    ]),
+  "eth_call (endless loop at the gas cap)": () => call("eth_call", [{ to: looper }, "latest"]),
+  "eth_estimateGas (endless loop)": () => call("eth_estimateGas", [{ to: looper }, "latest"]),
+  "eth_createAccessList (endless loop)": () => call("eth_createAccessList", [{ to: looper }, "latest"]),
+};
+
+describe("heavy execution at its limit", () => {
+  for (const [name, attack] of Object.entries(attacks)) {
+    it(`${name}: stops at the node's limit while eth_blockNumber answers and blocks go on`, async () => {
+      const { answers, elapsed, slowest, blocks } = await underProbe(async () => [await attack()]);
+      const [answer] = answers;
+      // Stopped by the node: a timeout at its limit, the struct logger's entry cap, or out of gas.
+      expect(answer?.error, JSON.stringify(answer)).toBeDefined();
+      expect(answer!.error!.message).toMatch(/execution timeout|struct log|out of gas|gas required exceeds/);
+      expect(elapsed).toBeLessThan(LIMIT_MS + 2_000);
+      expect(slowest).toBeLessThan(PROBE_BOUND_MS);
+      expect(blocks).toBeGreaterThan(0n);
+    }, 20_000);
+  }
+
+  it("the struct logger stops at its entry cap with -32005 naming the limit", async () => {
+    const answer = await call("debug_traceCall", [{ to: looper }, "latest", { disableStorage: true }]);
+    expect(answer.error?.code).toBe(-32005);
+    expect(answer.error?.data).toEqual({ limit: "traceMaxSteps", max: MAX_STEPS });
+  }, 20_000);
+
+  it("testing_buildBlockV1 of a block of looping transactions stops at the limit; probes still answer", async () => {
+    const { wallet, publicClient } = viemClients(t.url);
+    const head = (await rpc(t.url, "eth_getBlockByNumber", ["latest", false])).result as {
+      hash: Hex;
+      timestamp: Hex;
+    };
+    const nonce = await publicClient.getTransactionCount({ address: wallet.account.address });
+    const raw: Hex[] = [];
+    for (let i = 0; i < 2; i++) {
+      const request = await wallet.prepareTransactionRequest({
+        to: looper,
+        gas: 25_000_000n,
+        nonce: nonce + i,
+      });
+      raw.push(await wallet.signTransaction(request));
+    }
+    const attributes = {
+      timestamp: `0x${(BigInt(head.timestamp) + 12n).toString(16)}`,
+      prevRandao: `0x${"00".repeat(32)}`,
+      suggestedFeeRecipient: `0x${"00".repeat(20)}`,
+      withdrawals: [],
+      parentBeaconBlockRoot: `0x${"11".repeat(32)}`,
+    };
+    const { answers, elapsed, slowest } = await underProbe(async () => [
+      await call("testing_buildBlockV1", [head.hash, attributes, raw]),
+    ]);
+    const [answer] = answers;
+    // Either built (the loops ran out of gas in time) or stopped at the limit; never longer.
+    if (answer?.error) expect(answer.error.message).toMatch(/execution timeout|not current head/);
+    expect(elapsed).toBeLessThan(LIMIT_MS + 2_000);
+    expect(slowest).toBeLessThan(PROBE_BOUND_MS);
+  }, 20_000);
+
+  it("all of them at once: the queue refuses what waits beyond 500 ms with -32005; probes still answer", async () => {
+    const { answers, slowest, blocks } = await underProbe(() =>
+      Promise.all([...Object.values(attacks), ...Object.values(attacks)].map((attack) => attack())),
+    );
+    const refused = answers.filter((answer) => answer.error?.code === -32005);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(
+      refused.some((a) => (a.error?.data as { limit?: string } | undefined)?.limit === "executionQueue"),
+    ).toBe(true);
+    expect(slowest).toBeLessThan(PROBE_BOUND_MS);
+    expect(blocks).toBeGreaterThan(0n);
+  }, 30_000);
+});
+
+describe("testing_buildBlockV1 outside dev", () => {
+  it("does not exist on a network without dev accounts unless enabled", async () => {
+    const mainnet = await startTestNode({ network: "mainnet", mining: { mode: "manual" } });
+    try {
+      const attributes = {
+        timestamp: "0x1",
+        prevRandao: `0x${"00".repeat(32)}`,
+        suggestedFeeRecipient: `0x${"00".repeat(20)}`,
+      };
+      const answer = await rpc(mainnet.url, "testing_buildBlockV1", [`0x${"00".repeat(32)}`, attributes]);
+      expect(answer.error?.code).toBe(-32601);
+    } finally {
+      await mainnet.stop();
+    }
+    const enabled = await startTestNode({
+      network: "mainnet",
+      mining: { mode: "manual" },
+      rpc: { testingMethods: true },
+    });
+    try {
+      const attributes = {
+        timestamp: "0x1",
+        prevRandao: `0x${"00".repeat(32)}`,
+        suggestedFeeRecipient: `0x${"00".repeat(20)}`,
+      };
+      const answer = await rpc(enabled.url, "testing_buildBlockV1", [`0x${"00".repeat(32)}`, attributes]);
+      expect(answer.error?.message).toBe("parentHash is not current head");
+    } finally {
+      await enabled.stop();
+    }
+  }, 30_000);
+});
