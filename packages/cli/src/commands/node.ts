@@ -90,6 +90,11 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
     type: "string",
     description: "dev: comma-separated genesis validator indices or addresses that do not seal",
   },
+  "test.double-sign": {
+    type: "boolean",
+    description:
+      "TEST ONLY: the local validators sign two conflicting finality votes per height, to be caught and slashed",
+  },
   "api-keys": {
     type: "boolean",
     description: "enforce the gateway's API keys and rate limits on this port (default: unlimited)",
@@ -205,7 +210,7 @@ function txpoolOverrides(values: FlagValues): NonNullable<NodeConfigOverrides["t
   return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
 }
 
-/** The `--follow`, `--validator-key` and `--offline-validators` settings. */
+/** The `--follow`, `--validator-key`, `--offline-validators` and `--test.double-sign` settings. */
 function validatorOverrides(values: FlagValues): Pick<NodeConfigOverrides, "validator" | "follow"> {
   const follow = values.follow as string | undefined;
   if (follow !== undefined && !/^https?:\/\/[^\s]+$/.test(follow)) {
@@ -213,7 +218,9 @@ function validatorOverrides(values: FlagValues): Pick<NodeConfigOverrides, "vali
   }
   const keyFile = values["validator-key"] as string | undefined;
   const offline = values["offline-validators"] as string | undefined;
+  const doubleSign = values["test.double-sign"] === true;
   const validator = {
+    ...(doubleSign ? { testDoubleSign: true } : {}),
     ...(keyFile === undefined ? {} : { key: readValidatorKey(keyFile) }),
     ...(offline === undefined
       ? {}
@@ -226,7 +233,7 @@ function validatorOverrides(values: FlagValues): Pick<NodeConfigOverrides, "vali
   };
   return {
     ...(follow === undefined ? {} : { follow }),
-    ...(keyFile === undefined && offline === undefined ? {} : { validator }),
+    ...(keyFile === undefined && offline === undefined && !doubleSign ? {} : { validator }),
   };
 }
 

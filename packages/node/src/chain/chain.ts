@@ -4,6 +4,7 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { type Account, bytesToHex, createAddressFromString, equalsBytes } from "@ethereumjs/util";
 import type { NetworkFile } from "../config/network.js";
+import { advanceCheckpoints, type Checkpoint, type Checkpoints } from "../consensus/checkpoints.js";
 import type { BuiltBlock } from "../execution/block-executor.js";
 import { followHead } from "../execution/common.js";
 import { buildGenesisBlock } from "../execution/genesis.js";
@@ -44,6 +45,8 @@ export class Chain {
   /** Head reads under way, by lowercase address: concurrent requests for one account share one. */
   private headReads = new Map<string, Promise<Account | undefined>>();
   private static readonly HEAD_ACCOUNTS_LIMIT = 100_000;
+  /** The latest justified and finalized blocks; undefined on a network without votes (every block is final). */
+  private checkpointState: Checkpoints | undefined;
 
   private constructor(
     readonly store: ChainStore,
@@ -51,9 +54,11 @@ export class Chain {
     readonly common: Common,
     readonly genesis: Block,
     head: Block,
+    votes: boolean,
   ) {
     this.headBlock = head;
     followHead(common, head.header.number, head.header.timestamp);
+    if (votes) this.checkpointState = this.storedCheckpoints();
   }
 
   /** Opens the chain in `store`, writing the network's genesis first when the store is empty. */
@@ -68,7 +73,7 @@ export class Chain {
     const headHash = store.headHash();
     if (!headHash) {
       await store.commitBlock({ block: genesis, receipts: [], stateWrites: trieDb.drain() });
-      return new Chain(store, states, common, genesis, genesis);
+      return new Chain(store, states, common, genesis, genesis, network.consensus !== undefined);
     }
     trieDb.drain();
     const storedGenesis = store.canonicalHash(0n);
@@ -79,7 +84,42 @@ export class Chain {
     }
     const head = store.blockByHash(headHash);
     if (!head) throw new Error(`head block ${bytesToHex(headHash)} is missing from the store`);
-    return new Chain(store, states, common, genesis, head);
+    return new Chain(store, states, common, genesis, head, network.consensus !== undefined);
+  }
+
+  /**
+   * The latest justified block (the `safe` tag): on a proof-of-stake network the newest block whose
+   * child carries an attestation of two thirds of the active stake (see consensus/checkpoints.ts);
+   * on a network without votes the head.
+   */
+  get safe(): Block {
+    return this.checkpointBlock(this.checkpointState?.justified);
+  }
+
+  /** The latest finalized block (the `finalized` tag): a justified block whose direct child is justified; without votes the head. */
+  get finalized(): Block {
+    return this.checkpointBlock(this.checkpointState?.finalized);
+  }
+
+  /** The current checkpoints, or undefined on a network without votes. */
+  get checkpoints(): Checkpoints | undefined {
+    return this.checkpointState;
+  }
+
+  private checkpointBlock(checkpoint: Checkpoint | undefined): Block {
+    if (!checkpoint) return this.headBlock;
+    return this.store.blockByHash(checkpoint.hash) ?? this.genesis;
+  }
+
+  private storedCheckpoints(): Checkpoints {
+    const stored = this.store.checkpointHashes();
+    const at = (hash: Uint8Array | undefined): Checkpoint => {
+      const block = hash ? this.store.blockByHash(hash) : undefined;
+      return block
+        ? { number: block.header.number, hash: block.hash() }
+        : { number: 0n, hash: this.genesis.hash() };
+    };
+    return { justified: at(stored?.justified), finalized: at(stored?.finalized) };
   }
 
   /** The canonical head block. */
@@ -144,9 +184,28 @@ export class Chain {
     return block === this.headBlock ? this.headState() : this.states.at(block.header.stateRoot);
   }
 
-  /** Commits a built block as the new head (one storage transaction) and announces it. */
+  /**
+   * Commits a built block as the new head (one storage transaction, with the checkpoints it
+   * advances) and announces it.
+   */
   async commit(built: BuiltBlock): Promise<void> {
-    await this.store.commitBlock(built);
+    let checkpoints = this.checkpointState;
+    if (checkpoints) {
+      const { header } = built.block;
+      const parent = equalsBytes(header.parentHash, this.headBlock.hash())
+        ? this.headBlock
+        : this.store.blockByHash(header.parentHash);
+      if (parent) checkpoints = advanceCheckpoints(checkpoints, header, parent.header);
+    }
+    await this.store.commitBlock(
+      checkpoints && checkpoints !== this.checkpointState
+        ? {
+            ...built,
+            checkpoints: { justified: checkpoints.justified.hash, finalized: checkpoints.finalized.hash },
+          }
+        : built,
+    );
+    this.checkpointState = checkpoints;
     this.headBlock = built.block;
     followHead(this.common, built.block.header.number, built.block.header.timestamp);
     this.headStateManager = undefined;

@@ -3,8 +3,8 @@ import { RLP } from "@ethereumjs/rlp";
 import { bytesToBigInt, bytesToHex, equalsBytes } from "@ethereumjs/util";
 import type { PostByzantiumTxReceipt, RunBlockResult } from "@ethereumjs/vm";
 import { createVM, runBlock } from "@ethereumjs/vm";
+import { MAX_EXTRA_DATA } from "../consensus/attestation.js";
 import type { PosEngine } from "../consensus/engine.js";
-import { EXTRA_VANITY, SEAL_LENGTH } from "../consensus/seal.js";
 import { BlockExecutor, type BuiltBlock } from "../execution/block-executor.js";
 import type { StoredReceipt } from "../storage/records.js";
 import { ImportError } from "./errors.js";
@@ -76,7 +76,7 @@ export class BlockImporter {
         number,
       );
     }
-    const maxExtraData = this.engine ? EXTRA_VANITY + SEAL_LENGTH : undefined;
+    const maxExtraData = this.engine ? MAX_EXTRA_DATA : undefined;
     const violation = headerViolation(block, parent.header, maxExtraData);
     if (violation) throw new ImportError(violation, number);
     let built: BuiltBlock;

@@ -47,7 +47,18 @@ export interface RpcServices {
 /** Resolves a block selector to a canonical block, or undefined when there is none. */
 export function findBlock(services: RpcServices, selector: BlockSelector): Block | undefined {
   const { chain } = services;
-  if ("tag" in selector) return selector.tag === "earliest" ? chain.genesis : chain.head;
+  if ("tag" in selector) {
+    switch (selector.tag) {
+      case "earliest":
+        return chain.genesis;
+      case "safe":
+        return chain.safe;
+      case "finalized":
+        return chain.finalized;
+      default:
+        return chain.head;
+    }
+  }
   if ("number" in selector) return chain.blockByNumber(selector.number);
   const block = chain.blockByHash(Buffer.from(selector.hash.slice(2), "hex"));
   if (!block || !selector.requireCanonical) return block;
