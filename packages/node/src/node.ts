@@ -257,6 +257,7 @@ export async function createNode(
         maxQueueWaitMs: config.rpc.maxQueueWaitMs,
       },
     ),
+    finality,
   };
   const metrics: NodeMetrics = new NodeMetrics({
     headNumber: () => chain.head.header.number,

@@ -2,6 +2,7 @@ import type { Block } from "@ethereumjs/block";
 import type { BlockSelector } from "@strata/protocol";
 import type { Chain } from "../chain/chain.js";
 import type { NodeConfig } from "../config/node-config.js";
+import type { FinalityGadget } from "../consensus/finality.js";
 import type { SenderRecovery } from "../crypto/sender-recovery.js";
 import { NotFoundError } from "../errors/domain-errors.js";
 import type { CallExecutor } from "../execution/call-executor.js";
@@ -42,6 +43,8 @@ export interface RpcServices {
   readonly staking: StakingService;
   /** Tracing (`debug_trace*`, `ots_*`), simulation and block building, on the execution workers. */
   readonly execution: HeavyExecution;
+  /** Finality votes and double-sign evidence; undefined on a network without consensus. */
+  readonly finality: FinalityGadget | undefined;
 }
 
 /** Resolves a block selector to a canonical block, or undefined when there is none. */
