@@ -27,7 +27,7 @@ const STAKE = 1000n;
 const voters: ActiveValidator[] = keys.map((k) => ({ address: addressOfPrivateKey(k), stake: STAKE }));
 const stranger = new Uint8Array(32).fill(9);
 
-function block(number: bigint, extraData: Uint8Array, parentHash = new Uint8Array(32)): Block {
+function block(number: bigint, extraData: Uint8Array, parentHash: Uint8Array = new Uint8Array(32)): Block {
   return createBlock(
     {
       header: {
