@@ -112,5 +112,10 @@ describe("finality gadget", () => {
     await g.onImportedHeader(y);
     expect(seen).toEqual([`vote:${voters[2]!.address}`, `seal:${voters[0]!.address}`]);
     expect(g.evidence).toHaveLength(2);
+    // Seals far from the head are not remembered (bounded memory): no evidence from them.
+    const [far1, far2] = [header(500n, 0), header(500n, 1)];
+    await g.onImportedHeader(far1);
+    await g.onImportedHeader(far2);
+    expect(g.evidence).toHaveLength(2);
   });
 });

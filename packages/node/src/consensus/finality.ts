@@ -245,6 +245,9 @@ export class FinalityGadget {
   }
 
   private recordSeal(header: BlockHeader): void {
+    // Only heights where blocks are still being decided: memory stays bounded whatever arrives.
+    const head = this.options.headNumber();
+    if (header.number + KEEP_BEHIND < head || header.number > head + ACCEPT_AHEAD) return;
     const sealer = recoverSealer(header);
     if (!sealer) return;
     let atHeight = this.seals.get(header.number);
