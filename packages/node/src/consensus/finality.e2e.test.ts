@@ -1,13 +1,19 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bytesToHex } from "@ethereumjs/util";
+import { Block } from "@ethereumjs/block";
+import { bytesToHex, concatBytes } from "@ethereumjs/util";
 import { createPublicClient, http } from "viem";
+import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadNetwork } from "../config/network.js";
+import { DEV_MNEMONIC } from "../e2e/clients.js";
 import { startTestNode } from "../testing/test-node.js";
-import { attestationOf } from "./attestation.js";
+import { attestationOf, encodeAttestation, recoverVoter } from "./attestation.js";
 import { attestsParent } from "./checkpoints.js";
+import { addressOfPrivateKey, DEFAULT_VANITY, recoverSealer, sealBlock, withExtraData } from "./seal.js";
+
+const chainId = BigInt(loadNetwork("dev").chainId);
 
 const datadir = mkdtempSync(join(tmpdir(), "strata-finality-"));
 afterAll(() => rmSync(datadir, { recursive: true, force: true }));
@@ -66,6 +72,61 @@ describe("fast finality on a dev chain", () => {
       expect(t.node.chain.finalized.header.number).toBe(t.node.chain.head.header.number - 2n);
     } finally {
       await t.stop();
+    }
+  });
+
+  it("a node with one validator key votes with that key only", async () => {
+    const key = mnemonicToAccount(DEV_MNEMONIC, { addressIndex: 101 }).getHdKey().privateKey!;
+    const t = await startTestNode({ mining: { mode: "manual" }, validator: { key } });
+    try {
+      const voters = new Set<string>();
+      t.node.finality!.events.on("vote", (vote) => voters.add(recoverVoter(chainId, vote)!));
+      await t.node.producer.mine(2);
+      expect([...voters]).toEqual([addressOfPrivateKey(key)]);
+      // One of four validators: a quarter of the stake, nothing justified without the others' votes.
+      expect(t.node.chain.head.header.number).toBe(2n);
+      expect(t.node.chain.safe.header.number).toBe(0n);
+      expect(attestationOf(t.node.chain.head.header)).toBeUndefined();
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it("a verifying node rejects a block whose attestation lacks two thirds, and tracks finality from the blocks it imports", async () => {
+    const source = await startTestNode({ mining: { mode: "manual" } });
+    const follower = await startTestNode({ follow: "http://127.0.0.1:9", mining: { mode: "manual" } });
+    try {
+      await source.node.producer.mine(3);
+      const [one, two, three] = [1n, 2n, 3n].map((n) => source.node.chain.blockByNumber(n)!);
+      await follower.node.follower!.importBlock(one!);
+      // Block 2 with its attestation cut to two of four signatures, sealed again by its proposer.
+      const attestation = attestationOf(two!.header)!;
+      const weak = encodeAttestation({
+        ...attestation,
+        bitmap: 0b0011n,
+        signatures: attestation.signatures.slice(0, 2),
+      });
+      const unsealed = new Block(
+        withExtraData(two!.header, concatBytes(DEFAULT_VANITY, weak)),
+        two!.transactions,
+        [],
+        two!.withdrawals,
+        { common: two!.common },
+      );
+      const proposer = recoverSealer(two!.header)!;
+      const key = [100, 101, 102, 103]
+        .map((i) => mnemonicToAccount(DEV_MNEMONIC, { addressIndex: i }).getHdKey().privateKey!)
+        .find((k) => addressOfPrivateKey(k) === proposer)!;
+      await expect(follower.node.follower!.importBlock(sealBlock(unsealed, key))).rejects.toThrow(
+        /less than two thirds/,
+      );
+      await follower.node.follower!.importBlock(two!);
+      await follower.node.follower!.importBlock(three!);
+      expect(follower.node.chain.safe.hash()).toEqual(two!.hash());
+      expect(follower.node.chain.finalized.hash()).toEqual(one!.hash());
+    } finally {
+      await follower.stop();
+      await source.stop();
     }
   });
 
