@@ -101,11 +101,6 @@ export class Chain {
     return this.checkpointBlock(this.checkpointState?.finalized);
   }
 
-  /** The current checkpoints, or undefined on a network without votes. */
-  get checkpoints(): Checkpoints | undefined {
-    return this.checkpointState;
-  }
-
   private checkpointBlock(checkpoint: Checkpoint | undefined): Block {
     if (!checkpoint) return this.headBlock;
     return this.store.blockByHash(checkpoint.hash) ?? this.genesis;

@@ -12,8 +12,6 @@ import {
   signSeal,
 } from "./seal.js";
 
-export { ATTESTATION_HEADER_LENGTH, ATTESTATION_VERSION };
-
 /** Bytes of a signature in a vote or an attestation: r (32) ‖ s (32) ‖ recovery id (1). */
 export const SIGNATURE_LENGTH = SEAL_LENGTH;
 /** Most voters one attestation can name: the bits of its bitmap. */
