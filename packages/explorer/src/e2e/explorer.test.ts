@@ -379,7 +379,16 @@ describe("block explorer in a browser", () => {
   });
 
   it("zooms the prediction chart to its interval, and draws the quantile fan when the API gives one", async () => {
-    const page = await open("/predictions/BTC");
+    // The same answer without quantiles (as an older node gives it): the 80 % band alone.
+    const plainContext = await browser.newContext({ viewport: DESKTOP });
+    await plainContext.route("**/v1/predictions/BTC?horizon=7", async (route) => {
+      const response = await route.fetch();
+      const body = (await response.json()) as PredictionAnswer;
+      delete body.prediction!.quantiles;
+      await route.fulfill({ response, json: body });
+    });
+    const page = await plainContext.newPage();
+    await page.goto(`${explorer.url}/predictions/BTC`);
     const chart = page.locator("svg[aria-label*='80 % interval']");
     await chart.locator("path.band").first().waitFor();
     const plain = await bandBoxes(page);
@@ -391,29 +400,22 @@ describe("block explorer in a browser", () => {
 
     await page.getByRole("combobox", { name: "History shown" }).selectOption("all");
     await expect.poll(async () => (await bandBoxes(page))[0]!.height).toBeLessThan(plain[0]!.height);
-    await page.close();
+    await plainContext.close();
 
-    // The same answer with quantiles, which svc_getAIPrediction adds when the model gives them.
-    const context = await browser.newContext({ viewport: DESKTOP });
-    await context.route("**/v1/predictions/BTC?horizon=7", async (route) => {
-      const response = await route.fetch();
-      const body = (await response.json()) as PredictionAnswer;
-      const p = body.prediction!;
-      const [lower, mid, upper] = [Number(p.lower), Number(p.predictedPrice), Number(p.upper)];
-      const at = (f: number) => String(f < 0 ? mid + (mid - lower) * f : mid + (upper - mid) * f);
-      // Keyed by percentile, as svc_getAIPrediction gives them; 10 and 90 are lower and upper.
-      p.quantiles = {
-        "5": at(-1.4),
-        "10": at(-1),
-        "25": at(-0.5),
-        "50": at(0),
-        "75": at(0.5),
-        "90": at(1),
-        "95": at(1.4),
-      };
-      await route.fulfill({ response, json: body });
-    });
-    const fanPage = await context.newPage();
+    // The node's own answer carries the model's quantiles: the 50/80/90 % fan.
+    const answer = (await (
+      await fetch(`${api.url}/v1/predictions/BTC?horizon=7`)
+    ).json()) as PredictionAnswer;
+    expect(Object.keys(answer.prediction!.quantiles ?? {})).toEqual([
+      "5",
+      "10",
+      "25",
+      "50",
+      "75",
+      "90",
+      "95",
+    ]);
+    const fanPage = await desktop.newPage();
     await fanPage.goto(`${explorer.url}/predictions/BTC`);
     await fanPage.locator("svg[aria-label*='80 % interval'] path.band-inner").waitFor();
     const fan = await bandBoxes(fanPage);
@@ -426,7 +428,7 @@ describe("block explorer in a browser", () => {
     await fanPage.locator(".legend").getByText("90 % interval").waitFor();
     await fanPage.locator(".legend").getByText("50 % interval").waitFor();
     await shot(fanPage, "predictions-quantile-fan-desktop");
-    await context.close();
+    await fanPage.close();
   });
 
   it("names the system contracts in lists, transactions and address pages, with the address on hover", async () => {
