@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type { Block } from "@ethereumjs/block";
 import { ForecastThread } from "@strata/predictor";
 import type { Logger } from "pino";
+import { BlockVerifier } from "./chain/block-verifier.js";
 import { Chain } from "./chain/chain.js";
 import type { NodeConfig } from "./config/node-config.js";
 import { createPosEngine } from "./consensus/create-engine.js";
@@ -149,6 +150,7 @@ export async function createNode(
   const stateAt = (block: Block) => pending.stateOf(block) ?? chain.stateAt(block);
   const isLocal = (block: Block) => pending.stateOf(block) !== undefined;
   const devAccounts = deriveDevAccounts(config.network);
+  const verifier = new BlockVerifier(chain, executor, trieDb, chainView, engine);
   const subscriptions = new SubscriptionManager(chain, config.rpc.maxSubscriptionsPerConnection);
   const filters = new FilterManager(chain.events);
   // The svc_ modules read system contracts on their own execution queue, apart from eth_call's.
@@ -246,7 +248,7 @@ export async function createNode(
     workerCalls: () => callWorkers?.dispatched ?? 0,
   });
   const follower = source
-    ? new Follower(chain, pool, executor, engine, source, logger.child({ module: "follower" }))
+    ? new Follower(chain, pool, verifier, source, logger.child({ module: "follower" }))
     : undefined;
   const dispatcher = new RpcDispatcher(
     source ? createMethodRegistry().register(forwardedMethods(source)) : createMethodRegistry(),

@@ -27,7 +27,7 @@ export interface PosEngineOptions {
 }
 
 /** The slot decision of one block: who seals it and whom it skipped. */
-interface Slot {
+export interface Slot {
   readonly proposer: string;
   readonly missed: readonly string[];
 }
@@ -127,22 +127,7 @@ export class PosEngine {
     const number = block.header.number;
     return {
       prepare: async (vm, parent, template) => {
-        const sealer = recoverSealer(block.header);
-        if (!sealer) throw new ConsensusError(number, "missing or invalid seal in extraData");
-        const miner = bytesToHex(block.header.coinbase.bytes);
-        if (sealer !== miner)
-          throw new ConsensusError(number, `sealed by ${sealer} but names ${miner} as miner`);
-        const order = await this.order(vm, parent, template);
-        const rank = order.indexOf(sealer);
-        if (rank < 0) throw new ConsensusError(number, `sealer ${sealer} is not in the active validator set`);
-        const earliest = earliestTimestamp(parent.header.timestamp, rank, this.fallbackTimeout);
-        if (block.header.timestamp < earliest) {
-          throw new ConsensusError(
-            number,
-            `sealer ${sealer} is fallback ${rank} of slot (scheduled ${order[0]}) and may not seal before ${earliest}, block time ${block.header.timestamp}`,
-          );
-        }
-        slot = { proposer: sealer, missed: order.slice(0, rank) };
+        slot = await this.checkSlot(vm, parent, block);
         return {
           ...template,
           coinbase: block.header.coinbase.bytes,
@@ -156,12 +141,40 @@ export class PosEngine {
       },
       seal: (rebuilt) => {
         if (!equalsBytes(rebuilt.hash(), sealHash(block.header))) {
-          throw new ConsensusError(number, describeMismatch(rebuilt, block));
+          throw new ConsensusError(number, describeMismatch(rebuilt, block), "execution");
         }
         this.rememberActiveSet(rebuilt, endSet);
         return block;
       },
     };
+  }
+
+  /**
+   * Checks that `block`'s seal recovers to its miner, an active validator (read from `parent`'s state,
+   * on which `vm` stands) whose turn had come by the block's timestamp: the scheduled one, or a
+   * fallback after its rank's timeouts. Returns the slot (proposer and the ranks it skipped); throws
+   * {@link ConsensusError} otherwise.
+   */
+  async checkSlot(vm: VM, parent: Block, block: Block): Promise<Slot> {
+    const number = block.header.number;
+    const sealer = recoverSealer(block.header);
+    if (!sealer) throw new ConsensusError(number, "missing or invalid seal in extraData");
+    const miner = bytesToHex(block.header.coinbase.bytes);
+    if (sealer !== miner) throw new ConsensusError(number, `sealed by ${sealer} but names ${miner} as miner`);
+    const order = await this.order(vm, parent, {
+      timestamp: block.header.timestamp,
+      coinbase: block.header.coinbase.bytes,
+    });
+    const rank = order.indexOf(sealer);
+    if (rank < 0) throw new ConsensusError(number, `sealer ${sealer} is not in the active validator set`);
+    const earliest = earliestTimestamp(parent.header.timestamp, rank, this.fallbackTimeout);
+    if (block.header.timestamp < earliest) {
+      throw new ConsensusError(
+        number,
+        `sealer ${sealer} is fallback ${rank} of slot (scheduled ${order[0]}) and may not seal before ${earliest}, block time ${block.header.timestamp}`,
+      );
+    }
+    return { proposer: sealer, missed: order.slice(0, rank) };
   }
 
   /** The slot's sealing order, read from the parent state. */
