@@ -29,6 +29,7 @@ import { NodeMetrics } from "./metrics/node-metrics.js";
 import { DePINNodeService } from "./modules/depin/depin-nodes.js";
 import { PredictionService } from "./modules/oracle/prediction-service.js";
 import { StakingService } from "./modules/staking/staking-service.js";
+import { P2PNetwork } from "./network/p2p-network.js";
 import { BlockProducer } from "./producer/block-producer.js";
 import { PendingBlocks } from "./producer/pending-block.js";
 import { createBuiltinReporter } from "./reporter/builtin-reporter.js";
@@ -60,6 +61,8 @@ export interface StrataNode {
   readonly consensus: PosEngine | undefined;
   /** Syncs from the node given by `--follow`; undefined on a node that produces its own blocks. */
   readonly follower: Follower | undefined;
+  /** The peer-to-peer network; undefined when p2p is off (`--p2p.port 0`, the dev default). */
+  readonly network: P2PNetwork | undefined;
   readonly dispatcher: RpcDispatcher;
   readonly devAccounts: readonly DevAccount[];
   readonly logger: Logger;
@@ -85,6 +88,8 @@ export interface NodeStatus {
   readonly pendingTransactions: number;
   readonly wsConnections: number;
   readonly subscriptions: number;
+  /** Peers that passed the status handshake (0 without p2p). */
+  readonly peers: number;
 }
 
 /** The client version reported by `web3_clientVersion`. */
@@ -151,6 +156,23 @@ export async function createNode(
   const isLocal = (block: Block) => pending.stateOf(block) !== undefined;
   const devAccounts = deriveDevAccounts(config.network);
   const verifier = new BlockVerifier(chain, executor, trieDb, chainView, engine);
+  const senderRecovery = SenderRecovery.shared();
+  const network = config.p2p.enabled
+    ? new P2PNetwork({
+        settings: config.p2p,
+        datadir: config.datadir,
+        chainId: config.network.chainId,
+        chain,
+        pool,
+        verifier,
+        producer,
+        senderRecovery,
+        maxTxBytes: config.rpc.maxTxBytes,
+        sealed: engine !== undefined,
+        log: logger.child({ module: "p2p" }),
+      })
+    : undefined;
+  if (network) producer.setProposeGate(() => network.readyToPropose());
   const subscriptions = new SubscriptionManager(chain, config.rpc.maxSubscriptionsPerConnection);
   const filters = new FilterManager(chain.events);
   // The svc_ modules read system contracts on their own execution queue, apart from eth_call's.
@@ -163,7 +185,6 @@ export async function createNode(
     config.rpc.maxQueueWaitMs,
     { timeoutMs: config.rpc.evmTimeoutMs },
   );
-  const senderRecovery = SenderRecovery.shared();
   // eth_call runs on worker threads that read the persistent store; an in-memory chain runs calls here.
   const traceLimits: TraceLimits = {
     timeoutMs: config.rpc.traceTimeoutMs,
@@ -216,6 +237,7 @@ export async function createNode(
     depin: new DePINNodeService(moduleCalls),
     predictions: new PredictionService(moduleCalls, forecasts),
     staking: new StakingService(chain, moduleCalls),
+    network,
     execution: new HeavyExecution(
       callWorkers,
       new HeavyTaskRunner({
@@ -246,6 +268,7 @@ export async function createNode(
     wsConnections: (): number => ws.connections,
     subscriptions: () => subscriptions.size,
     workerCalls: () => callWorkers?.dispatched ?? 0,
+    peers: () => network?.peerCount ?? 0,
   });
   const follower = source
     ? new Follower(chain, pool, verifier, source, logger.child({ module: "follower" }))
@@ -264,6 +287,13 @@ export async function createNode(
     config.rpc,
     metricsOnRpcPort ? metrics : undefined,
     options.gate,
+    () => ({
+      status: "ok",
+      head: Number(chain.head.header.number),
+      peers: network?.peerCount ?? 0,
+      p2p: network === undefined ? "off" : network.listening ? "listening" : "stopped",
+      syncing: network?.syncing ?? false,
+    }),
   );
   const ws: WebSocketRpcServer = new WebSocketRpcServer(
     http.server,
@@ -280,6 +310,7 @@ export async function createNode(
     producer,
     consensus: engine,
     follower,
+    network,
     dispatcher,
     devAccounts,
     logger,
@@ -293,6 +324,7 @@ export async function createNode(
       pendingTransactions: pool.size,
       wsConnections: ws.connections,
       subscriptions: subscriptions.size,
+      peers: network?.peerCount ?? 0,
     }),
     async start() {
       // Jobs that arrive while the workers start wait for them (never run on this thread).
@@ -308,6 +340,7 @@ export async function createNode(
       }
       node.wsUrl = node.rpcUrl.replace(/^http/, "ws");
       pool.start();
+      await network?.start();
       if (follower) follower.start();
       else producer.start();
       logger.info({ url: node.rpcUrl, head: Number(chain.head.header.number) }, "serving JSON-RPC");
@@ -337,6 +370,7 @@ export async function createNode(
       await http.close();
       await metricsServer?.close();
       await follower?.stop();
+      await network?.stop();
       await producer.stop();
       pool.stop();
       await callWorkers?.close();

@@ -38,10 +38,12 @@ export function createPosEngine(
   const offline = (config.validator?.offline ?? []).map((entry) =>
     resolveValidator(entry, genesisValidators),
   );
+  const waitForTimeouts = key !== undefined && config.mining.mode === "interval";
   return new PosEngine(network, {
     signers,
     offline,
-    waitForTimeouts: key !== undefined && config.mining.mode === "interval",
+    waitForTimeouts,
+    ...(waitForTimeouts ? { blockTimeSeconds: config.mining.blockTimeSeconds } : {}),
   });
 }
 

@@ -24,6 +24,12 @@ export interface PosEngineOptions {
    * among others). When false (dev), a fallback seals at once with a timestamp moved forward.
    */
   readonly waitForTimeouts: boolean;
+  /**
+   * With `waitForTimeouts`: seconds of wall-clock time after its parent's timestamp before this node
+   * seals even in its own turn (the block time); a fallback of rank k waits k timeouts more. So the
+   * in-turn validator of a network gets a whole block time before anyone seals over it.
+   */
+  readonly blockTimeSeconds?: number;
 }
 
 /** The slot decision of one block: who seals it and whom it skipped. */
@@ -66,6 +72,11 @@ export class PosEngine {
     return [...this.options.signers.keys()];
   }
 
+  /** True when this node seals only in its own turn, waiting out timeouts in wall-clock time (a validator among others). */
+  get waitsForTurn(): boolean {
+    return this.options.waitForTimeouts;
+  }
+
   /** Replaces the set of validators that do not seal (lowercase or checksummed addresses). */
   setOffline(addresses: Iterable<string>): void {
     this.offline = new Set([...addresses].map((a) => a.toLowerCase()));
@@ -95,8 +106,10 @@ export class PosEngine {
         key = this.options.signers.get(proposer);
         slot = { proposer, missed: order.slice(0, rank) };
         const earliest = earliestTimestamp(parent.header.timestamp, rank, this.fallbackTimeout);
-        if (this.options.waitForTimeouts && rank > 0 && earliest > BigInt(Math.floor(Date.now() / 1000))) {
-          throw new NotYourTurnError(parent.header.number + 1n, earliest);
+        if (this.options.waitForTimeouts) {
+          const due = earliest + BigInt(this.options.blockTimeSeconds ?? 0);
+          if (due > BigInt(Math.floor(Date.now() / 1000)))
+            throw new NotYourTurnError(parent.header.number + 1n, due);
         }
         return {
           ...template,
