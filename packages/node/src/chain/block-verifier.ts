@@ -68,26 +68,30 @@ export class BlockVerifier {
     const violation = headerViolation(block, parent.header, this.maxExtraData());
     if (violation) return { ok: false, kind: "header", reason: violation };
     if (!this.engine) return undefined;
-    const rules = this.chain.common.copy();
-    rules.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
-    const vm = await createVM({
-      common: rules,
-      stateManager: this.chain.states.at(parent.header.stateRoot, "map"),
-      blockchain: this.chainView,
-    });
     try {
-      await this.engine.checkSlot(vm, parent, block);
+      await this.engine.checkSlot(await this.vmAt(block, parent), parent, block);
       return undefined;
     } catch (error) {
       return { ok: false, kind: "seal", reason: reasonOf(error) };
     }
   }
 
-  /** Verifies `block` as the next head (see the class comment). */
-  async verify(block: Block): Promise<BlockVerdict> {
+  /**
+   * Verifies `block` as the next head (see the class comment). With `anyParent`, the block may
+   * instead extend any stored block (a competing branch for fork choice); it is `known` when it is
+   * stored already.
+   */
+  async verify(block: Block, anyParent = false): Promise<BlockVerdict> {
     const { chain } = this;
     const number = block.header.number;
     const head = chain.head;
+    if (anyParent) {
+      if (chain.store.blockByHash(block.hash()) !== undefined)
+        return { ok: false, kind: "known", reason: "already stored" };
+      const parent = chain.store.blockByHash(block.header.parentHash);
+      if (!parent) return unknownParent(block, head);
+      return this.execute(block, parent);
+    }
     const canonical = number <= head.header.number ? chain.store.canonicalHash(number) : undefined;
     if (canonical && equalsBytes(canonical, block.hash())) {
       return { ok: false, kind: "known", reason: "already the canonical block" };
@@ -111,6 +115,23 @@ export class BlockVerifier {
         reason: `does not extend the local head ${head.header.number} (${bytesToHex(head.hash())})`,
       };
     }
+    return this.execute(block, parent);
+  }
+
+  /**
+   * The weight of a stored or verified block for fork choice: the size of its slot's validator
+   * order minus the sealer's rank (the in-turn validator weighs most); 1 on a network without
+   * consensus.
+   */
+  async weight(block: Block): Promise<number> {
+    if (!this.engine) return 1;
+    const parent = this.chain.store.blockByHash(block.header.parentHash);
+    if (!parent) return 0;
+    const slot = await this.engine.checkSlot(await this.vmAt(block, parent), parent, block);
+    return slot.setSize - slot.missed.length;
+  }
+
+  private async execute(block: Block, parent: Block): Promise<BlockVerdict> {
     const violation = headerViolation(block, parent.header, this.maxExtraData());
     if (violation) return { ok: false, kind: "header", reason: violation };
     try {
@@ -124,6 +145,17 @@ export class BlockVerifier {
       const seal = error instanceof ConsensusError && error.kind === "seal";
       return { ok: false, kind: seal ? "seal" : "execution", reason: reasonOf(error) };
     }
+  }
+
+  /** A VM on `parent`'s state under the rules of `block`. */
+  private vmAt(block: Block, parent: Block) {
+    const rules = this.chain.common.copy();
+    rules.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
+    return createVM({
+      common: rules,
+      stateManager: this.chain.states.at(parent.header.stateRoot, "map"),
+      blockchain: this.chainView,
+    });
   }
 
   private maxExtraData(): number | undefined {

@@ -20,10 +20,17 @@ export interface NewHead {
   readonly receipts: readonly StoredReceipt[];
 }
 
-/** The chain's events. */
+/** A change of branch: the canonical blocks dropped (old head last) and those that replaced them (new head last). */
+export interface Reorg {
+  readonly removed: readonly NewHead[];
+  readonly added: readonly NewHead[];
+}
+
+/** The chain's events. A reorg is announced as `reorg`, then `newHead` for each added block in order. */
 export interface ChainEvents {
   newHead: NewHead;
   pendingTransaction: TypedTransaction;
+  reorg: Reorg;
 }
 
 /** Raised when a datadir holds another network's chain. */
@@ -142,6 +149,40 @@ export class Chain {
   /** A state manager at `block`'s post-state. */
   stateAt(block: Block): MerkleStateManager {
     return block === this.headBlock ? this.headState() : this.states.at(block.header.stateRoot);
+  }
+
+  /** Stores a verified block of a competing branch without changing the head. */
+  async commitSide(built: BuiltBlock): Promise<void> {
+    await this.store.storeSideBlock(built);
+  }
+
+  /**
+   * Makes `branch` (stored blocks, each the child of the one before, the first a child of a canonical
+   * block) the canonical chain: one storage transaction switches the indexes and the head, then
+   * `reorg` and a `newHead` per added block are announced.
+   */
+  async reorg(branch: readonly Block[]): Promise<Reorg> {
+    const first = branch[0]!;
+    const removed: NewHead[] = [];
+    for (let n = first.header.number; n <= this.headBlock.header.number; n++) {
+      const block = this.store.blockByNumber(n)!;
+      removed.push({ block, receipts: this.store.receipts(block.hash()) ?? [] });
+    }
+    const added = branch.map((block) => ({ block, receipts: this.store.receipts(block.hash()) ?? [] }));
+    await this.store.switchBranch(
+      removed.map((r) => r.block),
+      branch,
+    );
+    const head = branch[branch.length - 1]!;
+    this.headBlock = head;
+    followHead(this.common, head.header.number, head.header.timestamp);
+    this.headStateManager = undefined;
+    this.headAccounts = new Map();
+    this.headReads = new Map();
+    const reorg = { removed, added };
+    this.events.emit("reorg", reorg);
+    for (const newHead of added) this.events.emit("newHead", newHead);
+    return reorg;
   }
 
   /** Commits a built block as the new head (one storage transaction) and announces it. */

@@ -36,6 +36,8 @@ export interface PosEngineOptions {
 export interface Slot {
   readonly proposer: string;
   readonly missed: readonly string[];
+  /** Validators in the slot's order (the active set). */
+  readonly setSize: number;
 }
 
 /**
@@ -92,8 +94,13 @@ export class PosEngine {
     return number % this.epochLength === this.epochLength - 1n;
   }
 
-  /** Hooks that make this node propose and seal the next block, as the first validator in the slot's order it may seal for. */
-  producerHooks(): BlockHooks {
+  /**
+   * Hooks that make this node propose and seal the next block, as the first validator in the slot's
+   * order it may seal for. `headSeenAtMs` is when this node adopted the parent as its head: a
+   * validator among others seals as fallback of rank k only k timeouts after that too, so that a
+   * node that just started or just caught up gives the in-turn validator its chance first.
+   */
+  producerHooks(headSeenAtMs = 0): BlockHooks {
     let slot: Slot | undefined;
     let endSet: ActiveValidator[] | undefined;
     let key: Uint8Array | undefined;
@@ -104,12 +111,16 @@ export class PosEngine {
         if (rank < 0) throw new NoProposerError(parent.header.number + 1n, order);
         const proposer = order[rank]!;
         key = this.options.signers.get(proposer);
-        slot = { proposer, missed: order.slice(0, rank) };
+        slot = { proposer, missed: order.slice(0, rank), setSize: order.length };
         const earliest = earliestTimestamp(parent.header.timestamp, rank, this.fallbackTimeout);
         if (this.options.waitForTimeouts) {
-          const due = earliest + BigInt(this.options.blockTimeSeconds ?? 0);
-          if (due > BigInt(Math.floor(Date.now() / 1000)))
-            throw new NotYourTurnError(parent.header.number + 1n, due);
+          const waitMs = rank * Number(this.fallbackTimeout) * 1000;
+          const dueMs = Math.max(
+            Number(earliest + BigInt(this.options.blockTimeSeconds ?? 0)) * 1000,
+            headSeenAtMs + waitMs,
+          );
+          if (dueMs > Date.now())
+            throw new NotYourTurnError(parent.header.number + 1n, BigInt(Math.ceil(dueMs / 1000)));
         }
         return {
           ...template,
@@ -187,7 +198,7 @@ export class PosEngine {
         `sealer ${sealer} is fallback ${rank} of slot (scheduled ${order[0]}) and may not seal before ${earliest}, block time ${block.header.timestamp}`,
       );
     }
-    return { proposer: sealer, missed: order.slice(0, rank) };
+    return { proposer: sealer, missed: order.slice(0, rank), setSize: order.length };
   }
 
   /** The slot's sealing order, read from the parent state. */

@@ -3,7 +3,7 @@ import { createPeerScoreParams, createTopicScoreParams } from "@chainsafe/libp2p
 import { noise } from "@chainsafe/libp2p-noise";
 import { yamux } from "@chainsafe/libp2p-yamux";
 import { type Block, createBlockFromRLP } from "@ethereumjs/block";
-import { bytesToHex } from "@ethereumjs/util";
+import { bytesToHex, equalsBytes } from "@ethereumjs/util";
 import { identify } from "@libp2p/identify";
 import { type Libp2p, type PeerId, type Stream, TopicValidatorResult } from "@libp2p/interface";
 import { peerIdFromString } from "@libp2p/peer-id";
@@ -15,6 +15,7 @@ import type { Logger } from "pino";
 import { type BlockVerifier, INVALID_KINDS } from "../chain/block-verifier.js";
 import type { Chain } from "../chain/chain.js";
 import type { P2PSettings } from "../config/node-config.js";
+import { ForkChoice, MAX_REORG_DEPTH } from "../consensus/fork-choice.js";
 import { keccak256 } from "../crypto/keccak.js";
 import type { SenderRecovery } from "../crypto/sender-recovery.js";
 import type { BlockProducer } from "../producer/block-producer.js";
@@ -30,6 +31,7 @@ import {
   encodeStatus,
   MAX_BLOCK_BYTES,
   MAX_FUTURE_SECONDS,
+  MAX_PUSHED_TRANSACTIONS,
   MAX_RANGE_REQUEST_BYTES,
   MAX_RANGE_RESPONSE_BYTES,
   MAX_STATUS_BYTES,
@@ -101,12 +103,14 @@ export class P2PNetwork {
   /** Peers asked for their status recently because a gossiped block was ahead of this node. */
   private readonly recentlyAsked = new Map<string, number>();
   private readonly sync: RangeSync;
+  private readonly forkChoice: ForkChoice;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly unsubscribe: (() => void)[] = [];
   private stopped = false;
 
   constructor(private readonly deps: P2PNetworkDeps) {
     this.topics = topicsFor(deps.chain.genesis.hash());
+    this.forkChoice = new ForkChoice(deps.chain, deps.verifier);
     this.sync = new RangeSync(
       deps.chain,
       {
@@ -226,6 +230,11 @@ export class P2PNetwork {
       ({ stream, connection }) => this.answerRange(stream, connection.remotePeer),
       { maxInboundStreams: MAX_INBOUND_STREAMS },
     );
+    await host.handle(
+      PROTOCOLS.transactions,
+      ({ stream, connection }) => this.receiveTransactions(stream, connection.remotePeer),
+      { maxInboundStreams: MAX_INBOUND_STREAMS },
+    );
     host.addEventListener("peer:connect", (event) => void this.handshake(event.detail));
     host.addEventListener("peer:disconnect", (event) => {
       this.peers.delete(event.detail.toString());
@@ -255,6 +264,11 @@ export class P2PNetwork {
     for (const off of this.unsubscribe) off();
     await this.sync.stop();
     await this.host?.stop();
+  }
+
+  /** Connects to the peer at `address` (a multiaddr) now, as a bootnode would be. */
+  async dial(address: string): Promise<void> {
+    await this.host?.dial(multiaddr(address), { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   }
 
   /** Starts a sync round now (tests and tools); resolves when it ends. */
@@ -405,29 +419,99 @@ export class P2PNetwork {
     }
   }
 
-  /** Verifies and commits a block from a peer, between the producer's own builds. */
+  /**
+   * Verifies and commits a block from a peer, between the producer's own builds: a child of the head
+   * becomes the head; a block of a competing branch is stored and made canonical when fork choice
+   * prefers its branch (a reorg: the pool takes back the dropped blocks' transactions).
+   */
   private importBlock(block: Block, peer: string): Promise<ImportResult> {
     const { producer, verifier, chain, pool, log } = this.deps;
     return producer.exclusive(async () => {
-      const verdict = await verifier.verify(block);
-      if (verdict.ok) {
-        this.remember(bytesToHex(block.hash()));
+      const extendsHead = equalsBytes(block.header.parentHash, chain.head.hash());
+      const verdict = await verifier.verify(block, !extendsHead);
+      const number = Number(block.header.number);
+      if (!verdict.ok) {
+        if (verdict.kind === "known") return "known";
+        if (INVALID_KINDS.has(verdict.kind)) {
+          log.warn(
+            { peer, number, hash: bytesToHex(block.hash()), reason: verdict.reason },
+            "block from peer rejected",
+          );
+          return "invalid";
+        }
+        log.debug({ peer, number, reason: verdict.reason }, "block from peer does not connect to this chain");
+        return "diverged";
+      }
+      this.remember(bytesToHex(block.hash()));
+      if (extendsHead) {
         await chain.commit(verdict.built);
         await pool.onNewHead(verdict.built, []);
+        log.debug({ peer, number }, "block from peer imported");
         return "imported";
       }
-      if (verdict.kind === "known") return "known";
-      const number = Number(block.header.number);
-      if (INVALID_KINDS.has(verdict.kind)) {
-        log.warn(
-          { peer, number, hash: bytesToHex(block.hash()), reason: verdict.reason },
-          "block from peer rejected",
-        );
-        return "invalid";
+      await chain.commitSide(verdict.built);
+      const branch = await this.forkChoice.branchToAdopt(block);
+      if (!branch) {
+        log.debug({ peer, number }, "block of a competing branch stored");
+        return "imported";
       }
-      log.debug({ peer, number, reason: verdict.reason }, "block from peer does not extend the head");
-      return "diverged";
+      const reorg = await chain.reorg(branch);
+      const head = reorg.added[reorg.added.length - 1]!;
+      await pool.onNewHead(head, []);
+      const kept = new Set(
+        reorg.added.flatMap((h) => h.block.transactions.map((tx) => bytesToHex(tx.hash()))),
+      );
+      const readmitted: Uint8Array[] = [];
+      for (const { block: dropped } of reorg.removed) {
+        for (const tx of dropped.transactions) {
+          if (kept.has(bytesToHex(tx.hash()))) continue;
+          if (
+            await pool.add(tx).then(
+              () => true,
+              () => false,
+            )
+          )
+            readmitted.push(tx.serialize());
+        }
+      }
+      // Gossip has seen these already and would not carry them again: hand them to every peer.
+      this.pushTransactions(readmitted);
+      log.info(
+        { peer, head: number, depth: reorg.removed.length, added: reorg.added.length },
+        "reorganised to a heavier branch",
+      );
+      return "imported";
     });
+  }
+
+  /** Sends raw transactions straight to every handshaken peer (transactions protocol). */
+  private pushTransactions(raws: readonly Uint8Array[]): void {
+    const host = this.host;
+    if (!host || raws.length === 0) return;
+    for (const peer of this.peers.keys()) {
+      void (async () => {
+        const stream = await host.dialProtocol(peerIdFromString(peer), PROTOCOLS.transactions, {
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        await writeFrames(stream, raws.slice(0, MAX_PUSHED_TRANSACTIONS));
+      })().catch((error: unknown) => this.deps.log.debug({ peer, err: error }, "transaction push failed"));
+    }
+  }
+
+  /** Takes pushed transactions into the pool by its normal rules; garbage lowers the sender's score. */
+  private async receiveTransactions(stream: Stream, peer: PeerId): Promise<void> {
+    const from = peer.toString();
+    let count = 0;
+    try {
+      for await (const raw of readFrames(stream, this.deps.maxTxBytes, REQUEST_TIMEOUT_MS)) {
+        if (++count > MAX_PUSHED_TRANSACTIONS) throw new WireError("too many transactions in one push");
+        if ((await this.validateTransaction(raw, from)) === TopicValidatorResult.Reject)
+          this.penalize(from, MALFORMED_PENALTY, "pushed an invalid transaction");
+      }
+    } catch (error) {
+      stream.abort(error as Error);
+      this.penalize(from, MALFORMED_PENALTY, `bad transaction push: ${(error as Error).message}`);
+    }
   }
 
   private remember(hash: string): void {
@@ -488,7 +572,7 @@ export class P2PNetwork {
   /**
    * A gossiped block: relayed once its header, seal and schedule check out on a known parent, then
    * imported after re-execution. A block ahead of this node makes it ask the sender's status (and
-   * sync); one at or below the head is not relayed (no competing branches are followed).
+   * sync); one of a competing branch is relayed and imported the same way, and fork choice decides.
    */
   private async validateBlock(data: Uint8Array, from: string): Promise<TopicValidatorResult> {
     const { chain, verifier, log } = this.deps;
@@ -506,7 +590,7 @@ export class P2PNetwork {
       this.askStatus(from);
       return TopicValidatorResult.Ignore;
     }
-    if (block.header.number <= head) return TopicValidatorResult.Ignore;
+    if (block.header.number + BigInt(MAX_REORG_DEPTH) <= head) return TopicValidatorResult.Ignore;
     const failure = await verifier.precheck(block);
     if (failure && !failure.ok) {
       if (failure.kind === "unknown-parent") {

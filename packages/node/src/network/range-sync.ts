@@ -1,6 +1,7 @@
 import type { Block } from "@ethereumjs/block";
 import type { Logger } from "pino";
 import type { Chain } from "../chain/chain.js";
+import { MAX_REORG_DEPTH } from "../consensus/fork-choice.js";
 import { MAX_RANGE_BLOCKS } from "./wire.js";
 
 /** What became of one block handed to the chain. */
@@ -86,18 +87,21 @@ export class RangeSync {
 
   private async run(): Promise<void> {
     let failures = 0;
+    /** Peers whose blocks did not connect to the head: asked again from deeper down, for fork choice. */
+    const searching = new Set<string>();
     while (!this.stopped && failures < MAX_FAILURES) {
       const ahead = this.candidates();
       if (ahead.length === 0) return;
       const peer = ahead[this.turn++ % ahead.length]!;
       const head = this.chain.head.header.number;
       const target = this.peers.heads().get(peer) ?? head;
-      const count = Number(
-        target - head < BigInt(MAX_RANGE_BLOCKS) ? target - head : BigInt(MAX_RANGE_BLOCKS),
-      );
+      const depth = searching.has(peer) ? BigInt(MAX_REORG_DEPTH) - 1n : 0n;
+      const from = head + 1n - depth > 1n ? head + 1n - depth : 1n;
+      const wanted = target - from + 1n;
+      const count = Number(wanted < BigInt(MAX_RANGE_BLOCKS) ? wanted : BigInt(MAX_RANGE_BLOCKS));
       let blocks: Block[];
       try {
-        blocks = await this.peers.fetch(peer, head + 1n, count);
+        blocks = await this.peers.fetch(peer, from, count);
       } catch (error) {
         failures++;
         this.peers.penalize(
@@ -113,6 +117,7 @@ export class RangeSync {
         continue;
       }
       failures = 0;
+      const headBefore = this.chain.head;
       for (const block of blocks) {
         if (this.stopped) return;
         const result = await this.peers.importBlock(block, peer);
@@ -121,13 +126,23 @@ export class RangeSync {
           break;
         }
         if (result === "diverged") {
+          if (!searching.has(peer)) {
+            searching.add(peer);
+            break;
+          }
+          searching.delete(peer);
           this.diverged.set(peer, target);
           this.log.info(
             { peer, number: Number(block.header.number) },
-            "peer is on another branch; not syncing from it",
+            `peer is on a branch forking more than ${MAX_REORG_DEPTH} blocks below the head; not syncing from it`,
           );
           break;
         }
+      }
+      if (depth > 0n && searching.has(peer)) {
+        // The peer's branch is stored now; when fork choice kept this node's, leave that peer be.
+        searching.delete(peer);
+        if (this.chain.head === headBefore) this.diverged.set(peer, target);
       }
     }
   }

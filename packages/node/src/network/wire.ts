@@ -21,7 +21,11 @@ export const MAX_FUTURE_SECONDS = 15n;
 export const PROTOCOLS = {
   status: `/strata/status/${VERSION}`,
   blocksByRange: `/strata/blocks-by-range/${VERSION}`,
+  transactions: `/strata/transactions/${VERSION}`,
 } as const;
+
+/** Most transactions one push on the transactions protocol carries. */
+export const MAX_PUSHED_TRANSACTIONS = 1024;
 
 /** Gossip topics of one chain: the genesis hash is part of the name, so chains never mix. */
 export interface Topics {

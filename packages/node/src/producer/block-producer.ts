@@ -47,6 +47,7 @@ export class BlockProducer {
   private upcoming: { promise: Promise<void>; resolve: () => void } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
+  private unsubscribeHead: (() => void) | undefined;
   private nextTimestamp: bigint | undefined;
   /** Seconds added to the wall clock for block timestamps (dev: `evm_increaseTime`). */
   private timeOffset = 0n;
@@ -54,6 +55,8 @@ export class BlockProducer {
   private intervalMs: number;
   private stopped = true;
   private gate: ProposeGate | undefined;
+  /** When the current head was adopted (interval mode), for fallback timeouts. */
+  private headSeenAtMs = 0;
   /** The head on which this validator's turn has not come yet, and when it comes. */
   private waiting: { readonly parent: Block; readonly notBefore: bigint } | undefined;
 
@@ -75,6 +78,10 @@ export class BlockProducer {
       if (this.automine) this.schedule();
     });
     if (this.automine && this.pool.size > 0) this.schedule();
+    this.headSeenAtMs = Date.now();
+    this.unsubscribeHead = this.chain.events.on("newHead", () => {
+      this.headSeenAtMs = Date.now();
+    });
     this.startTimer();
   }
 
@@ -82,6 +89,7 @@ export class BlockProducer {
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
+    this.unsubscribeHead?.();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.queue.catch(() => {});
@@ -127,15 +135,23 @@ export class BlockProducer {
   }
 
   private tick(): void {
-    if (this.gate && !this.gate()) return;
+    if (this.gate && !this.gate()) {
+      this.log.debug("not proposing while catching up with peers");
+      return;
+    }
     const head = this.chain.head;
     const waiting = this.waiting;
     if (waiting && waiting.parent === head && BigInt(Math.floor(Date.now() / 1000)) < waiting.notBefore)
       return;
     void this.mine(1).catch((error: unknown) => {
       // A validator waiting for its turn (or another validator's block) is not an error.
-      if (error instanceof NotYourTurnError) this.waiting = { parent: head, notBefore: error.notBefore };
-      else this.log.warn({ err: error }, "block production failed");
+      if (error instanceof NotYourTurnError) {
+        this.waiting = { parent: head, notBefore: error.notBefore };
+        this.log.debug(
+          { number: Number(head.header.number) + 1, notBefore: Number(error.notBefore) },
+          "waiting for turn",
+        );
+      } else this.log.warn({ err: error }, "block production failed");
     });
   }
 
@@ -269,7 +285,7 @@ export class BlockProducer {
     const timestamp = this.pendingTimestamp();
     this.nextTimestamp = undefined;
     const edits = this.edits.take();
-    const hooks = this.options.engine?.producerHooks();
+    const hooks = this.options.engine?.producerHooks(this.headSeenAtMs);
     const built = await this.executor
       .build(parent, this.pool.executable(baseFee), {
         timestamp,
