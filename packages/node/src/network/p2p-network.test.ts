@@ -101,10 +101,7 @@ describe("p2p network: handshake, sync by range, gossip", () => {
     nodes.push(b.node);
     expect(b.node.network!.peerId).toBe(peerId);
     expect(b.node.chain.head.header.number).toBe(151n);
-    await until("catch-up", () => b.node.chain.head.header.number === 221n).catch((e) => {
-      console.error(b.lines.join(""), a.lines.slice(-20).join(""), b.node.chain.head.header.number);
-      throw e;
-    });
+    await until("catch-up", () => b.node.chain.head.header.number === 221n);
     await a.node.producer.mine(1);
     await until("gossip after sync", () => b.node.chain.head.header.number === 222n);
     expect(b.node.chain.head.hash()).toEqual(a.node.chain.head.hash());
