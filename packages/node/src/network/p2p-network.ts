@@ -335,8 +335,8 @@ export class P2PNetwork {
       await this.accept(peer, theirs);
     } catch (error) {
       stream.abort(error as Error);
-      if (error instanceof WireError)
-        this.penalize(peer.toString(), MALFORMED_PENALTY, `bad status: ${error.message}`);
+      // Malformed, oversized or missing: a peer that cannot state its status costs score.
+      this.penalize(peer.toString(), MALFORMED_PENALTY, `bad status request: ${(error as Error).message}`);
     }
   }
 
@@ -376,8 +376,7 @@ export class P2PNetwork {
       await writeFrames(stream, blocks());
     } catch (error) {
       stream.abort(error as Error);
-      if (error instanceof WireError)
-        this.penalize(peer.toString(), MALFORMED_PENALTY, `bad range request: ${error.message}`);
+      this.penalize(peer.toString(), MALFORMED_PENALTY, `bad range request: ${(error as Error).message}`);
     }
   }
 
