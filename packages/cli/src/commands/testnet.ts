@@ -93,6 +93,7 @@ async function planNodes(values: FlagValues): Promise<PlannedNode[]> {
       "--rpc.call-workers",
       "0",
       "--no-reporter",
+      "--no-demo",
       "--log-level",
       logLevel,
     ];
