@@ -43,6 +43,9 @@ describe("strata node p2p flags", () => {
     expect(config("--network", "mainnet").p2p).toMatchObject({ enabled: true, port: 30303, maxPeers: 50 });
     expect(config("--p2p.port", "24001").p2p).toMatchObject({ enabled: true, port: 24001 });
     expect(config("--network", "mainnet", "--p2p.port", "0").p2p).toMatchObject({ enabled: false });
+    expect(config("--network", "mainnet", "--follow", "http://127.0.0.1:24009").p2p).toMatchObject({
+      enabled: false,
+    });
     const boot = "/ip4/127.0.0.1/tcp/24002/p2p/12D3KooWRLN1Gt4C2wXp87H5E8JdNwQsKTkAr7hS1kWNf3cCeMjE";
     const c = config(
       "--bootnodes",

@@ -221,7 +221,8 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
     reporter: overrides.reporter === undefined ? reporterFromNetwork(network) : overrides.reporter,
     demo: overrides.demo === undefined ? demoFromNetwork(network) : overrides.demo,
     p2p: {
-      enabled: network.name !== "dev",
+      // The dev network's single process seals for every validator; a --follow replica copies one node.
+      enabled: network.name !== "dev" && overrides.follow === undefined,
       port: DEFAULTS.p2pPort,
       addr: DEFAULTS.p2pAddr,
       bootnodes: [],
