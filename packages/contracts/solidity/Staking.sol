@@ -26,6 +26,14 @@ contract Staking is SystemCallable {
     /// @notice Fixed-point scale of the per-validator delegator reward accumulator. Remainders of
     /// the accumulator divisions are kept (never dropped) in this unit, 1e-36 wei.
     uint256 public constant REWARD_PRECISION = 1e36;
+    /// @notice Share of a double signer's bonded stake slashed, self-stake and every delegation
+    /// alike, in COMMISSION_PRECISION fixed point: 10 %.
+    uint256 public constant DOUBLE_SIGN_SLASH = 0.1e18;
+    /// @notice Upper bound on delegators per validator (keeps slashing a validator bounded in gas).
+    uint256 public constant MAX_DELEGATORS = 256;
+    /// @notice Type hash of a finality vote: a vote signs
+    /// keccak256(abi.encode(VOTE_TYPEHASH, chainId, number, blockHash)) (docs/consensus.md "Finality").
+    bytes32 public constant VOTE_TYPEHASH = keccak256("StrataFinalityVote(uint256 chainId,uint256 number,bytes32 hash)");
 
     // ------------------------------------------------------------------ types
 
@@ -162,6 +170,11 @@ contract Staking is SystemCallable {
     mapping(address => mapping(address => uint256)) private _delegatedToIndex; // 1-based
     mapping(address => UnbondingEntry[]) private _unbonding;
 
+    mapping(address => address[]) private _delegators; // validator => delegators with a non-zero delegation
+    mapping(address => mapping(address => uint256)) private _delegatorIndex; // 1-based
+    /// @dev keccak256(validator, block number) of every double-sign offence already slashed.
+    mapping(bytes32 => bool) private _offenceSlashed;
+
     mapping(address => uint256) private _accrued; // settled rewards, wei
     mapping(address => uint256) private _residue; // settled sub-wei remainder, REWARD_PRECISION scale
 
@@ -183,6 +196,8 @@ contract Staking is SystemCallable {
     uint256 public totalRewardsClaimed;
     /// @notice Rewards received while no stake was active, credited at the next distribution.
     uint256 public undistributedRewards;
+    /// @notice Sum of all stake slashed for double signing; it stays locked in the contract (burned).
+    uint256 public totalSlashed;
 
     bool private transient _locked;
 
@@ -206,6 +221,10 @@ contract Staking is SystemCallable {
         uint256 indexed epoch, address indexed validator, uint256 validatorAmount, uint256 delegatorsAmount
     );
     event ActiveSetUpdated(uint256 indexed epoch, address[] validators);
+    /// @notice `kind` 0: two sealed blocks at `blockNumber`; 1: two finality votes at `blockNumber`.
+    event ValidatorSlashed(
+        address indexed validator, uint256 indexed blockNumber, uint8 kind, uint256 amount, address reporter
+    );
 
     // ------------------------------------------------------------------ errors
 
@@ -231,6 +250,9 @@ contract Staking is SystemCallable {
     error TransferFailed(address to, uint256 amount);
     error Reentrancy();
     error AmountTooLarge(uint256 amount);
+    error InvalidEvidence(string reason);
+    error OffenceAlreadySlashed(address validator, uint256 blockNumber);
+    error TooManyDelegators(uint256 maximum);
 
     modifier nonReentrant() {
         if (_locked) revert Reentrancy();
@@ -414,6 +436,48 @@ contract Staking is SystemCallable {
         s.jailed = false;
         s.missedInRow = 0;
         emit ValidatorUnjailed(msg.sender);
+    }
+
+    // ------------------------------------------------------------------ double-sign evidence
+
+    /// @notice Evidence that one validator sealed two different blocks at one height. Each header is
+    /// the RLP of a block header without its seal (extraData cut before its last 65 bytes), whose
+    /// keccak256 the seal signs; each seal is r ‖ s ‖ v (v 0/1 or 27/28). Anyone may submit it:
+    /// the sealer is jailed for good and DOUBLE_SIGN_SLASH of its self-stake and of every
+    /// delegation to it is slashed. One offence (validator, height) is slashed once.
+    function slashDoubleSeal(bytes calldata headerA, bytes calldata sealA, bytes calldata headerB, bytes calldata sealB)
+        external
+    {
+        bytes32 hashA = keccak256(headerA);
+        bytes32 hashB = keccak256(headerB);
+        if (hashA == hashB) revert InvalidEvidence("same block");
+        uint256 number = _headerNumber(headerA);
+        if (_headerNumber(headerB) != number) revert InvalidEvidence("different heights");
+        address signer = _recover(hashA, sealA);
+        if (signer != _recover(hashB, sealB)) revert InvalidEvidence("different signers");
+        _slashDoubleSign(signer, number, 0);
+    }
+
+    /// @notice Evidence that one validator signed finality votes for two different blocks at one
+    /// height (each vote signs keccak256(abi.encode(VOTE_TYPEHASH, block.chainid, number, hash))).
+    /// Anyone may submit it; the consequences are those of slashDoubleSeal.
+    function slashDoubleVote(
+        uint256 number,
+        bytes32 hashA,
+        bytes calldata signatureA,
+        bytes32 hashB,
+        bytes calldata signatureB
+    ) external {
+        if (hashA == hashB) revert InvalidEvidence("same block");
+        address signer = _recover(keccak256(abi.encode(VOTE_TYPEHASH, block.chainid, number, hashA)), signatureA);
+        address other = _recover(keccak256(abi.encode(VOTE_TYPEHASH, block.chainid, number, hashB)), signatureB);
+        if (signer != other) revert InvalidEvidence("different signers");
+        _slashDoubleSign(signer, number, 1);
+    }
+
+    /// @notice True when the double-sign offence of `validator` at `blockNumber` has been slashed.
+    function isOffenceSlashed(address validator, uint256 blockNumber) external view returns (bool) {
+        return _offenceSlashed[keccak256(abi.encode(validator, blockNumber))];
     }
 
     // ------------------------------------------------------------------ system calls
@@ -668,6 +732,92 @@ contract Staking is SystemCallable {
 
     // ------------------------------------------------------------------ internals
 
+    function _slashDoubleSign(address validator, uint256 number, uint8 kind) private {
+        Stats storage s = _stats[validator];
+        if (!s.registered) revert UnknownValidator(validator);
+        bytes32 offence = keccak256(abi.encode(validator, number));
+        if (_offenceSlashed[offence]) revert OffenceAlreadySlashed(validator, number);
+        _offenceSlashed[offence] = true;
+
+        Stake memory st = _stake[validator];
+        uint256 selfCut = (uint256(st.self) * DOUBLE_SIGN_SLASH) / COMMISSION_PRECISION;
+        st.self -= uint128(selfCut);
+        uint256 delegatedCut;
+        address[] storage delegators = _delegators[validator];
+        for (uint256 i; i < delegators.length; ++i) {
+            address delegator = delegators[i];
+            Delegation storage d = _delegations[validator][delegator];
+            // Rewards earned before the offence are settled on the stake that earned them.
+            _settle(validator, delegator, d);
+            uint256 cut = (uint256(d.amount) * DOUBLE_SIGN_SLASH) / COMMISSION_PRECISION;
+            d.amount -= uint128(cut);
+            delegatedCut += cut;
+        }
+        st.delegated -= uint128(delegatedCut);
+        _stake[validator] = st;
+        uint256 amount = selfCut + delegatedCut;
+        totalStaked -= amount;
+        totalSlashed += amount;
+
+        // Jailed for good: unjail() never succeeds again. The chain keeps its last proposer.
+        s.jailed = true;
+        _meta[validator].jailedUntil = type(uint64).max;
+        if (!_isLastActive(validator)) _removeActive(validator);
+        emit ValidatorSlashed(validator, number, kind, amount, msg.sender);
+        emit ValidatorJailed(validator, type(uint64).max, s.missedInRow);
+    }
+
+    /// @dev The signer of `digest`, from a 65-byte r ‖ s ‖ v signature (v 0/1 or 27/28).
+    function _recover(bytes32 digest, bytes calldata signature) private pure returns (address signer) {
+        if (signature.length != 65) revert InvalidEvidence("signature length");
+        bytes32 r = bytes32(signature[0:32]);
+        bytes32 sv = bytes32(signature[32:64]);
+        uint8 v = uint8(signature[64]);
+        if (v < 27) v += 27;
+        if (v != 27 && v != 28) revert InvalidEvidence("signature v");
+        signer = ecrecover(digest, v, r, sv);
+        if (signer == address(0)) revert InvalidEvidence("signature");
+    }
+
+    /// @dev The `number` field (index 8) of an RLP-encoded block header.
+    function _headerNumber(bytes calldata header) private pure returns (uint256 number) {
+        (uint256 p, uint256 len, bool isList) = _rlpItem(header, 0);
+        if (!isList || p + len != header.length) revert InvalidEvidence("header is not one RLP list");
+        for (uint256 i; i < 8; ++i) {
+            (uint256 start, uint256 size,) = _rlpItem(header, p);
+            p = start + size;
+        }
+        (uint256 at, uint256 n, bool nested) = _rlpItem(header, p);
+        if (nested || n > 8) revert InvalidEvidence("header number");
+        for (uint256 i; i < n; ++i) {
+            number = (number << 8) | uint8(header[at + i]);
+        }
+    }
+
+    /// @dev Payload offset and length of the RLP item at `p`, and whether it is a list.
+    function _rlpItem(bytes calldata data, uint256 p) private pure returns (uint256 start, uint256 len, bool isList) {
+        if (p >= data.length) revert InvalidEvidence("header rlp");
+        uint256 b = uint8(data[p]);
+        if (b < 0x80) return (p, 1, false);
+        if (b < 0xb8) {
+            (start, len) = (p + 1, b - 0x80);
+        } else if (b < 0xc0) {
+            (start, len) = (p + 1 + (b - 0xb7), _rlpLength(data, p + 1, b - 0xb7));
+        } else if (b < 0xf8) {
+            (start, len, isList) = (p + 1, b - 0xc0, true);
+        } else {
+            (start, len, isList) = (p + 1 + (b - 0xf7), _rlpLength(data, p + 1, b - 0xf7), true);
+        }
+        if (start + len > data.length) revert InvalidEvidence("header rlp");
+    }
+
+    function _rlpLength(bytes calldata data, uint256 p, uint256 bytesOfLength) private pure returns (uint256 len) {
+        if (bytesOfLength > 4 || p + bytesOfLength > data.length) revert InvalidEvidence("header rlp");
+        for (uint256 i; i < bytesOfLength; ++i) {
+            len = (len << 8) | uint8(data[p + i]);
+        }
+    }
+
     function _register(
         address validator,
         uint256 commission,
@@ -790,6 +940,10 @@ contract Staking is SystemCallable {
     function _addDelegatedTo(address delegator, address validator) private {
         _delegatedTo[delegator].push(validator);
         _delegatedToIndex[delegator][validator] = _delegatedTo[delegator].length;
+        address[] storage delegators = _delegators[validator];
+        if (delegators.length >= MAX_DELEGATORS) revert TooManyDelegators(MAX_DELEGATORS);
+        delegators.push(delegator);
+        _delegatorIndex[validator][delegator] = delegators.length;
     }
 
     function _removeDelegatedTo(address delegator, address validator) private {
@@ -803,6 +957,17 @@ contract Staking is SystemCallable {
         }
         list.pop();
         delete _delegatedToIndex[delegator][validator];
+
+        address[] storage delegators = _delegators[validator];
+        uint256 at = _delegatorIndex[validator][delegator];
+        uint256 count = delegators.length;
+        if (at != count) {
+            address moved = delegators[count - 1];
+            delegators[at - 1] = moved;
+            _delegatorIndex[validator][moved] = at;
+        }
+        delegators.pop();
+        delete _delegatorIndex[validator][delegator];
     }
 
     function _removeCandidate(address validator) private {

@@ -1,4 +1,16 @@
-import { type Address, concat, type Hex, toFunctionSelector } from "viem";
+import {
+  type Address,
+  concat,
+  encodeAbiParameters,
+  type Hex,
+  keccak256,
+  parseAbiParameters,
+  serializeSignature,
+  toFunctionSelector,
+  toHex,
+  toRlp,
+} from "viem";
+import { privateKeyToAccount, sign } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { Staking } from "./artifacts.js";
 import { STAKING_ADDRESS, SYSTEM_ADDRESS } from "./constants.js";
@@ -914,5 +926,194 @@ describe("Staking: gas with 21 validators", () => {
     console.info("Staking gas (execution, 21 validators):", gas);
     expect(gas.recordSlotSteady).toBeLessThan(100_000n);
     expect(gas.distributeRewardsSteady).toBeLessThan(2_000_000n);
+  });
+});
+
+describe("Staking: double-sign slashing", () => {
+  const KEY = `0x${"5a".repeat(32)}` as Hex;
+  const OTHER_KEY = `0x${"6b".repeat(32)}` as Hex;
+  const SIGNER = privateKeyToAccount(KEY).address;
+  const CHAIN_ID = 1337n;
+
+  /** An RLP header (the fields a Prague header has) at `number`; `salt` makes two differ. */
+  const header = (number: bigint, salt: number): Hex =>
+    toRlp([
+      keccak256(toHex(salt)),
+      keccak256("0x"),
+      SIGNER,
+      keccak256(toHex(salt + 1)),
+      keccak256("0x01"),
+      keccak256("0x02"),
+      `0x${"00".repeat(256)}`,
+      "0x",
+      number === 0n ? "0x" : toHex(number),
+      toHex(30_000_000n),
+      "0x",
+      toHex(1_700_000_000n + number),
+      `0x${"00".repeat(32)}`,
+      `0x${"00".repeat(32)}`,
+      "0x0000000000000000",
+      toHex(7n),
+    ]);
+  const seal = async (rlp: Hex, key: Hex = KEY) =>
+    serializeSignature(await sign({ hash: keccak256(rlp), privateKey: key }));
+  const vote = async (number: bigint, hash: Hex, key: Hex = KEY, chainId = CHAIN_ID) =>
+    serializeSignature(
+      await sign({
+        hash: keccak256(
+          encodeAbiParameters(parseAbiParameters("bytes32, uint256, uint256, bytes32"), [
+            keccak256(toHex("StrataFinalityVote(uint256 chainId,uint256 number,bytes32 hash)")),
+            chainId,
+            number,
+            hash,
+          ]),
+        ),
+        privateKey: key,
+      }),
+    );
+
+  /** SIGNER registered with 1,000 STRA, D1 delegating 400 and D2 100, in the active set from block 10. */
+  async function withSigner() {
+    const evm = await setup();
+    await evm.fund(SIGNER, 10_000n * STRA);
+    await evm.write({
+      address,
+      abi,
+      functionName: "registerValidator",
+      args: [0n],
+      from: SIGNER,
+      value: 1000n * STRA,
+    });
+    await evm.write({ address, abi, functionName: "delegate", args: [SIGNER], from: D1, value: 400n * STRA });
+    await evm.write({ address, abi, functionName: "delegate", args: [SIGNER], from: D2, value: 100n * STRA });
+    evm.setBlock(9n);
+    await distribute(evm, 10n * STRA);
+    evm.setBlock(12n);
+    expect(await active(evm)).toContain(SIGNER);
+    return evm;
+  }
+
+  it("two sealed headers at one height: anyone submits them, the sealer is jailed for good and 10 % of its stake and its delegators' is slashed", async () => {
+    const evm = await withSigner();
+    const before = await evm.read({ address, abi, functionName: "totalStaked" });
+    const pendingBefore = await evm.read({ address, abi, functionName: "pendingRewards", args: [D1] });
+    const [a, b] = [header(11n, 1), header(11n, 2)];
+    const res = await evm.write({
+      address,
+      abi,
+      functionName: "slashDoubleSeal",
+      args: [a, await seal(a), b, await seal(b)],
+      from: STRANGER,
+    });
+    expect(TestEvm.events(res, abi, "ValidatorSlashed")).toEqual([
+      { validator: SIGNER, blockNumber: 11n, kind: 0, amount: 150n * STRA, reporter: STRANGER },
+    ]);
+    const slashed = await info(evm, SIGNER);
+    expect(slashed.status).toBe(JAILED);
+    expect(slashed.selfStake).toBe(900n * STRA);
+    expect(slashed.delegatedStake).toBe(450n * STRA);
+    expect(slashed.jailedUntil).toBe(2n ** 64n - 1n);
+    expect(await active(evm)).not.toContain(SIGNER);
+    expect(await evm.read({ address, abi, functionName: "getDelegation", args: [D1, SIGNER] })).toBe(
+      360n * STRA,
+    );
+    expect(await evm.read({ address, abi, functionName: "getDelegation", args: [D2, SIGNER] })).toBe(
+      90n * STRA,
+    );
+    expect(await evm.read({ address, abi, functionName: "totalStaked" })).toBe(before - 150n * STRA);
+    expect(await evm.read({ address, abi, functionName: "totalSlashed" })).toBe(150n * STRA);
+    // Rewards earned before the offence are kept.
+    expect(await evm.read({ address, abi, functionName: "pendingRewards", args: [D1] })).toBe(pendingBefore);
+    expect(await evm.read({ address, abi, functionName: "isOffenceSlashed", args: [SIGNER, 11n] })).toBe(
+      true,
+    );
+    // One offence is slashed once, whichever evidence shows it.
+    await expect(
+      evm.write({
+        address,
+        abi,
+        functionName: "slashDoubleSeal",
+        args: [a, await seal(a), b, await seal(b)],
+        from: D1,
+      }),
+    ).rejects.toMatchObject({ errorName: "OffenceAlreadySlashed", args: [SIGNER, 11n] });
+    evm.setBlock(10_000n);
+    await expect(evm.write({ address, abi, functionName: "unjail", from: SIGNER })).rejects.toMatchObject({
+      errorName: "JailCooldownActive",
+    });
+    // The slashed validator and its delegators can still leave with what is left.
+    await evm.write({ address, abi, functionName: "undelegate", args: [SIGNER, 900n * STRA], from: SIGNER });
+    await evm.write({ address, abi, functionName: "undelegate", args: [SIGNER, 360n * STRA], from: D1 });
+  });
+
+  it("rejects seal evidence that proves nothing", async () => {
+    const evm = await withSigner();
+    const slash = (args: readonly [Hex, Hex, Hex, Hex]) =>
+      evm.write({ address, abi, functionName: "slashDoubleSeal", args, from: STRANGER });
+    const [a, b, c] = [header(11n, 1), header(11n, 2), header(12n, 3)];
+    await expect(slash([a, await seal(a), a, await seal(a)])).rejects.toMatchObject({
+      errorName: "InvalidEvidence",
+      args: ["same block"],
+    });
+    await expect(slash([a, await seal(a), c, await seal(c)])).rejects.toMatchObject({
+      args: ["different heights"],
+    });
+    await expect(slash([a, await seal(a), b, await seal(b, OTHER_KEY)])).rejects.toMatchObject({
+      args: ["different signers"],
+    });
+    await expect(slash(["0x1234", await seal(a), b, await seal(b)])).rejects.toMatchObject({
+      args: ["header is not one RLP list"],
+    });
+    // Two blocks of someone who is no validator.
+    await expect(slash([a, await seal(a, OTHER_KEY), b, await seal(b, OTHER_KEY)])).rejects.toMatchObject({
+      errorName: "UnknownValidator",
+    });
+    expect((await info(evm, SIGNER)).status).toBe(ACTIVE);
+  });
+
+  it("two finality votes at one height for different blocks: jailed and slashed; votes of another chain or for one block prove nothing", async () => {
+    const evm = await withSigner();
+    const [h1, h2] = [keccak256("0xaa"), keccak256("0xbb")];
+    const slash = async (args: readonly [bigint, Hex, Hex, Hex, Hex]) =>
+      evm.write({ address, abi, functionName: "slashDoubleVote", args, from: STRANGER });
+    await expect(slash([20n, h1, await vote(20n, h1), h1, await vote(20n, h1)])).rejects.toMatchObject({
+      args: ["same block"],
+    });
+    // Signed for chain 1: recovers to other addresses on this chain.
+    await expect(
+      slash([20n, h1, await vote(20n, h1, KEY, 1n), h2, await vote(20n, h2, KEY, 1n)]),
+    ).rejects.toMatchObject({ errorName: expect.stringMatching(/InvalidEvidence|UnknownValidator/) });
+    await expect(slash([20n, h1, await vote(20n, h1), h2, await vote(21n, h2)])).rejects.toMatchObject({
+      args: ["different signers"],
+    });
+    const res = await slash([20n, h1, await vote(20n, h1), h2, await vote(20n, h2)]);
+    expect(TestEvm.events(res, abi, "ValidatorSlashed")[0]).toMatchObject({ validator: SIGNER, kind: 1 });
+    const slashed = await info(evm, SIGNER);
+    expect(slashed.jailed).toBe(true);
+    expect(slashed.selfStake + slashed.delegatedStake).toBe(1350n * STRA);
+  });
+
+  it("a validator takes at most MAX_DELEGATORS delegators, so that slashing stays bounded", async () => {
+    const evm = await setup();
+    expect(await evm.read({ address, abi, functionName: "DOUBLE_SIGN_SLASH" })).toBe(10n * PCT);
+    const delegators = Array.from({ length: 257 }, (_, i) => testAccount(1000 + i));
+    for (const d of delegators.slice(0, 256)) {
+      await evm.fund(d, STRA);
+      await evm.write({ address, abi, functionName: "delegate", args: [V3], from: d, value: STRA });
+    }
+    await evm.fund(delegators[256]!, STRA);
+    await expect(
+      evm.write({ address, abi, functionName: "delegate", args: [V3], from: delegators[256]!, value: STRA }),
+    ).rejects.toMatchObject({ errorName: "TooManyDelegators", args: [256n] });
+    // A delegator leaving frees a place.
+    await evm.write({ address, abi, functionName: "undelegate", args: [V3, STRA], from: delegators[0]! });
+    await evm.write({
+      address,
+      abi,
+      functionName: "delegate",
+      args: [V3],
+      from: delegators[256]!,
+      value: STRA,
+    });
   });
 });

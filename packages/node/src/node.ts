@@ -7,6 +7,8 @@ import { Chain } from "./chain/chain.js";
 import type { NodeConfig } from "./config/node-config.js";
 import { createPosEngine } from "./consensus/create-engine.js";
 import type { PosEngine } from "./consensus/engine.js";
+import { FinalityGadget } from "./consensus/finality.js";
+import { readActiveSetAfter } from "./consensus/system-calls.js";
 import { SenderRecovery } from "./crypto/sender-recovery.js";
 import { DepinDemo } from "./demo/depin-demo.js";
 import { type DevAccount, deriveDevAccounts } from "./dev-accounts.js";
@@ -59,6 +61,8 @@ export interface StrataNode {
   readonly producer: BlockProducer;
   /** The proof-of-stake engine; undefined on a network without consensus. */
   readonly consensus: PosEngine | undefined;
+  /** Finality votes, attestations and double-sign evidence; undefined on a network without consensus. */
+  readonly finality: FinalityGadget | undefined;
   /** Syncs from the node given by `--follow`; undefined on a node that produces its own blocks. */
   readonly follower: Follower | undefined;
   /** The peer-to-peer network; undefined when p2p is off (`--p2p.port 0`, the dev default). */
@@ -120,6 +124,29 @@ export async function createNode(
   const pool = new TxPool(chain, config);
   const executor = new BlockExecutor(common, states, trieDb, chainView);
   const engine = createPosEngine(config, deriveDevAccounts(config.network));
+  const finality = engine
+    ? new FinalityGadget({
+        chainId: BigInt(config.network.chainId),
+        signers: engine.signerKeys,
+        isOffline: (address) => engine.isOffline(address),
+        votersOf: async (header) =>
+          engine.cachedActiveSetAfter(header) ?? (await readActiveSetAfter(common, states, header)),
+        headerByHash: (hash) => chain.store.blockByHash(hash)?.header,
+        headNumber: () => chain.head.header.number,
+        logger: logger.child({ module: "finality" }),
+        doubleSign: config.validator?.testDoubleSign === true,
+      })
+    : undefined;
+  if (engine && finality) {
+    engine.attachFinality(finality);
+    // Every new head: remember its seal (double-seal detection) and vote for it with the local keys.
+    chain.events.on("newHead", ({ block }) => {
+      void finality
+        .onImportedHeader(block.header)
+        .then(() => finality.signLocalVotes(block.header))
+        .catch((error: unknown) => logger.warn({ err: error }, "finality vote failed"));
+    });
+  }
   const source =
     config.follow === undefined
       ? undefined
@@ -254,6 +281,7 @@ export async function createNode(
         maxQueueWaitMs: config.rpc.maxQueueWaitMs,
       },
     ),
+    finality,
   };
   const metrics: NodeMetrics = new NodeMetrics({
     headNumber: () => chain.head.header.number,
@@ -309,6 +337,7 @@ export async function createNode(
     pool,
     producer,
     consensus: engine,
+    finality,
     follower,
     network,
     dispatcher,

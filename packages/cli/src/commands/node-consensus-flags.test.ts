@@ -26,6 +26,11 @@ describe("strata node consensus flags", () => {
     expect(c.validator?.offline).toEqual(["0", "0xabcdefabcdefabcdefabcdefabcdefabcdefabcd"]);
     expect(c.follow).toBe("http://127.0.0.1:18701");
     expect(config().validator).toBeUndefined();
+    expect(c.validator?.testDoubleSign).toBeUndefined();
+  });
+
+  it("reads the test-only --test.double-sign switch", () => {
+    expect(config("--test.double-sign").validator).toEqual({ testDoubleSign: true });
   });
 
   it("refuses a bad key file and a bad follow URL with a usage error", () => {

@@ -101,6 +101,11 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
     description: "comma-separated multiaddrs of peers to join, e.g. /ip4/10.0.0.1/tcp/30303/p2p/12D3Koo…",
   },
   "p2p.max-peers": { type: "string", description: "most peer connections kept (default 50)" },
+  "test.double-sign": {
+    type: "boolean",
+    description:
+      "TEST ONLY: the local validators sign two conflicting finality votes per height, to be caught and slashed",
+  },
   "api-keys": {
     type: "boolean",
     description: "enforce the gateway's API keys and rate limits on this port (default: unlimited)",
@@ -249,7 +254,7 @@ function p2pOverrides(values: FlagValues): Pick<NodeConfigOverrides, "p2p"> {
   return Object.keys(p2p).length === 0 ? {} : { p2p };
 }
 
-/** The `--follow`, `--validator-key` and `--offline-validators` settings. */
+/** The `--follow`, `--validator-key`, `--offline-validators` and `--test.double-sign` settings. */
 function validatorOverrides(values: FlagValues): Pick<NodeConfigOverrides, "validator" | "follow"> {
   const follow = values.follow as string | undefined;
   if (follow !== undefined && !/^https?:\/\/[^\s]+$/.test(follow)) {
@@ -257,7 +262,9 @@ function validatorOverrides(values: FlagValues): Pick<NodeConfigOverrides, "vali
   }
   const keyFile = values["validator-key"] as string | undefined;
   const offline = values["offline-validators"] as string | undefined;
+  const doubleSign = values["test.double-sign"] === true;
   const validator = {
+    ...(doubleSign ? { testDoubleSign: true } : {}),
     ...(keyFile === undefined ? {} : { key: readValidatorKey(keyFile) }),
     ...(offline === undefined
       ? {}
@@ -270,7 +277,7 @@ function validatorOverrides(values: FlagValues): Pick<NodeConfigOverrides, "vali
   };
   return {
     ...(follow === undefined ? {} : { follow }),
-    ...(keyFile === undefined && offline === undefined ? {} : { validator }),
+    ...(keyFile === undefined && offline === undefined && !doubleSign ? {} : { validator }),
   };
 }
 

@@ -2,9 +2,9 @@ import type { Block } from "@ethereumjs/block";
 import { bytesToHex, equalsBytes } from "@ethereumjs/util";
 import type { PostByzantiumTxReceipt, RunBlockResult } from "@ethereumjs/vm";
 import { createVM, runBlock } from "@ethereumjs/vm";
+import { MAX_EXTRA_DATA } from "../consensus/attestation.js";
 import type { PosEngine } from "../consensus/engine.js";
 import { ConsensusError } from "../consensus/errors.js";
-import { EXTRA_VANITY, SEAL_LENGTH } from "../consensus/seal.js";
 import type { BlockExecutor, BuiltBlock, Candidate } from "../execution/block-executor.js";
 import type { ChainView } from "../execution/chain-view.js";
 import { firstLine, headerViolation } from "../import/header-rules.js";
@@ -159,7 +159,7 @@ export class BlockVerifier {
   }
 
   private maxExtraData(): number | undefined {
-    return this.engine ? EXTRA_VANITY + SEAL_LENGTH : undefined;
+    return this.engine ? MAX_EXTRA_DATA : undefined;
   }
 
   /** Re-executes a sealed proof-of-stake block through the engine, whose replay hooks check seal, slot and header. */

@@ -4,6 +4,7 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { type Account, bytesToHex, createAddressFromString, equalsBytes } from "@ethereumjs/util";
 import type { NetworkFile } from "../config/network.js";
+import { advanceCheckpoints, type Checkpoint, type Checkpoints } from "../consensus/checkpoints.js";
 import type { BuiltBlock } from "../execution/block-executor.js";
 import { followHead } from "../execution/common.js";
 import { buildGenesisBlock } from "../execution/genesis.js";
@@ -51,6 +52,8 @@ export class Chain {
   /** Head reads under way, by lowercase address: concurrent requests for one account share one. */
   private headReads = new Map<string, Promise<Account | undefined>>();
   private static readonly HEAD_ACCOUNTS_LIMIT = 100_000;
+  /** The latest justified and finalized blocks; undefined on a network without votes (every block is final). */
+  private checkpointState: Checkpoints | undefined;
 
   private constructor(
     readonly store: ChainStore,
@@ -58,9 +61,11 @@ export class Chain {
     readonly common: Common,
     readonly genesis: Block,
     head: Block,
+    votes: boolean,
   ) {
     this.headBlock = head;
     followHead(common, head.header.number, head.header.timestamp);
+    if (votes) this.checkpointState = this.storedCheckpoints();
   }
 
   /** Opens the chain in `store`, writing the network's genesis first when the store is empty. */
@@ -75,7 +80,7 @@ export class Chain {
     const headHash = store.headHash();
     if (!headHash) {
       await store.commitBlock({ block: genesis, receipts: [], stateWrites: trieDb.drain() });
-      return new Chain(store, states, common, genesis, genesis);
+      return new Chain(store, states, common, genesis, genesis, network.consensus !== undefined);
     }
     trieDb.drain();
     const storedGenesis = store.canonicalHash(0n);
@@ -86,7 +91,37 @@ export class Chain {
     }
     const head = store.blockByHash(headHash);
     if (!head) throw new Error(`head block ${bytesToHex(headHash)} is missing from the store`);
-    return new Chain(store, states, common, genesis, head);
+    return new Chain(store, states, common, genesis, head, network.consensus !== undefined);
+  }
+
+  /**
+   * The latest justified block (the `safe` tag): on a proof-of-stake network the newest block whose
+   * child carries an attestation of two thirds of the active stake (see consensus/checkpoints.ts);
+   * on a network without votes the head.
+   */
+  get safe(): Block {
+    return this.checkpointBlock(this.checkpointState?.justified);
+  }
+
+  /** The latest finalized block (the `finalized` tag): a justified block whose direct child is justified; without votes the head. */
+  get finalized(): Block {
+    return this.checkpointBlock(this.checkpointState?.finalized);
+  }
+
+  private checkpointBlock(checkpoint: Checkpoint | undefined): Block {
+    if (!checkpoint) return this.headBlock;
+    return this.store.blockByHash(checkpoint.hash) ?? this.genesis;
+  }
+
+  private storedCheckpoints(): Checkpoints {
+    const stored = this.store.checkpointHashes();
+    const at = (hash: Uint8Array | undefined): Checkpoint => {
+      const block = hash ? this.store.blockByHash(hash) : undefined;
+      return block
+        ? { number: block.header.number, hash: block.hash() }
+        : { number: 0n, hash: this.genesis.hash() };
+    };
+    return { justified: at(stored?.justified), finalized: at(stored?.finalized) };
   }
 
   /** The canonical head block. */
@@ -158,8 +193,8 @@ export class Chain {
 
   /**
    * Makes `branch` (stored blocks, each the child of the one before, the first a child of a canonical
-   * block) the canonical chain: one storage transaction switches the indexes and the head, then
-   * `reorg` and a `newHead` per added block are announced.
+   * block above the finalized one) the canonical chain: one storage transaction switches the indexes,
+   * the head and the checkpoints, then `reorg` and a `newHead` per added block are announced.
    */
   async reorg(branch: readonly Block[]): Promise<Reorg> {
     const first = branch[0]!;
@@ -169,10 +204,26 @@ export class Chain {
       removed.push({ block, receipts: this.store.receipts(block.hash()) ?? [] });
     }
     const added = branch.map((block) => ({ block, receipts: this.store.receipts(block.hash()) ?? [] }));
+    // Checkpoints on the dropped blocks fall back to the finalized one (never dropped: fork choice
+    // does not cross it), then advance along the new branch.
+    let checkpoints = this.checkpointState;
+    if (checkpoints) {
+      if (checkpoints.justified.number >= first.header.number)
+        checkpoints = { justified: checkpoints.finalized, finalized: checkpoints.finalized };
+      let parent = this.store.blockByHash(first.header.parentHash)!;
+      for (const block of branch) {
+        checkpoints = advanceCheckpoints(checkpoints, block.header, parent.header);
+        parent = block;
+      }
+    }
     await this.store.switchBranch(
       removed.map((r) => r.block),
       branch,
+      checkpoints
+        ? { justified: checkpoints.justified.hash, finalized: checkpoints.finalized.hash }
+        : undefined,
     );
+    this.checkpointState = checkpoints;
     const head = branch[branch.length - 1]!;
     this.headBlock = head;
     followHead(this.common, head.header.number, head.header.timestamp);
@@ -185,9 +236,28 @@ export class Chain {
     return reorg;
   }
 
-  /** Commits a built block as the new head (one storage transaction) and announces it. */
+  /**
+   * Commits a built block as the new head (one storage transaction, with the checkpoints it
+   * advances) and announces it.
+   */
   async commit(built: BuiltBlock): Promise<void> {
-    await this.store.commitBlock(built);
+    let checkpoints = this.checkpointState;
+    if (checkpoints) {
+      const { header } = built.block;
+      const parent = equalsBytes(header.parentHash, this.headBlock.hash())
+        ? this.headBlock
+        : this.store.blockByHash(header.parentHash);
+      if (parent) checkpoints = advanceCheckpoints(checkpoints, header, parent.header);
+    }
+    await this.store.commitBlock(
+      checkpoints && checkpoints !== this.checkpointState
+        ? {
+            ...built,
+            checkpoints: { justified: checkpoints.justified.hash, finalized: checkpoints.finalized.hash },
+          }
+        : built,
+    );
+    this.checkpointState = checkpoints;
     this.headBlock = built.block;
     followHead(this.common, built.block.header.number, built.block.header.timestamp);
     this.headStateManager = undefined;

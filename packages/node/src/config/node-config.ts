@@ -102,6 +102,11 @@ export interface ValidatorSettings {
   readonly key?: Uint8Array;
   /** Dev: validators (addresses, or indices into the genesis validators) whose slots go unsealed. */
   readonly offline?: readonly string[];
+  /**
+   * TEST ONLY (`--test.double-sign`): each local validator signs two conflicting finality votes at
+   * every height, so that it is caught and slashed (docs/consensus.md "Double signing").
+   */
+  readonly testDoubleSign?: boolean;
 }
 
 /** Defaults for every limit (DECISIONS.md "Limits"). */

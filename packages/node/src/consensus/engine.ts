@@ -1,9 +1,11 @@
-import type { Block } from "@ethereumjs/block";
-import { bytesToHex, equalsBytes, hexToBytes } from "@ethereumjs/util";
+import type { Block, BlockHeader } from "@ethereumjs/block";
+import { bytesToHex, concatBytes, equalsBytes, hexToBytes } from "@ethereumjs/util";
 import type { VM } from "@ethereumjs/vm";
 import type { NetworkFile } from "../config/network.js";
 import type { BlockContext, BlockHooks, BlockTemplate } from "../execution/block-executor.js";
+import { checkHeaderAttestation, encodeAttestation } from "./attestation.js";
 import { ConsensusError, NoProposerError, NotYourTurnError } from "./errors.js";
+import type { FinalityGadget } from "./finality.js";
 import { stakingConfig } from "./network-sections.js";
 import type { ActiveValidator } from "./schedule.js";
 import { earliestTimestamp, slotOrder } from "./schedule.js";
@@ -49,7 +51,10 @@ export class PosEngine {
   readonly epochLength: bigint;
   readonly blockReward: bigint;
   readonly fallbackTimeout: bigint;
+  readonly chainId: bigint;
   private offline: Set<string>;
+  /** Votes and attestations; without it blocks carry no attestation (none is required). */
+  private finality: FinalityGadget | undefined;
   /**
    * The active set after each recently built block, by its state root: read at the end of the
    * block on the warm VM that built it, it saves the next block a cold read of the parent state.
@@ -66,7 +71,13 @@ export class PosEngine {
     this.epochLength = config.epochLength;
     this.blockReward = config.blockReward;
     this.fallbackTimeout = BigInt(network.consensus.fallbackTimeout);
+    this.chainId = BigInt(network.chainId);
     this.offline = new Set([...(options.offline ?? [])].map((a) => a.toLowerCase()));
+  }
+
+  /** The keys this node seals (and votes) with, by lowercase address. */
+  get signerKeys(): ReadonlyMap<string, Uint8Array> {
+    return this.options.signers;
   }
 
   /** The addresses this node can seal for. */
@@ -82,6 +93,24 @@ export class PosEngine {
   /** Replaces the set of validators that do not seal (lowercase or checksummed addresses). */
   setOffline(addresses: Iterable<string>): void {
     this.offline = new Set([...addresses].map((a) => a.toLowerCase()));
+  }
+
+  /** Makes the proposer put the gadget's attestation for its parent into each block it seals. */
+  attachFinality(finality: FinalityGadget): void {
+    this.finality = finality;
+  }
+
+  /** True when `address` (lowercase) is a local validator treated as offline. */
+  isOffline(address: string): boolean {
+    return this.offline.has(address);
+  }
+
+  /**
+   * The active set after `header` (the voters of that block and the schedule of its child) when
+   * this engine built or verified the block recently; undefined otherwise.
+   */
+  cachedActiveSetAfter(header: BlockHeader): ActiveValidator[] | undefined {
+    return this.activeSets.get(bytesToHex(header.stateRoot));
   }
 
   /** The validators currently treated as offline. */
@@ -106,7 +135,8 @@ export class PosEngine {
     let key: Uint8Array | undefined;
     return {
       prepare: async (vm, parent, template) => {
-        const order = await this.order(vm, parent, template);
+        const active = await this.activeSet(vm, parent, template);
+        const order = slotOrder(active, this.epochLength, parent.header.number + 1n);
         const rank = order.findIndex((v) => this.options.signers.has(v) && !this.offline.has(v));
         if (rank < 0) throw new NoProposerError(parent.header.number + 1n, order);
         const proposer = order[rank]!;
@@ -126,7 +156,7 @@ export class PosEngine {
           ...template,
           coinbase: hexToBytes(proposer as `0x${string}`),
           timestamp: template.timestamp > earliest ? template.timestamp : earliest,
-          extraData: DEFAULT_VANITY,
+          extraData: await this.extraDataOn(parent, active),
         };
       },
       beforeTransactions: (context) => this.beforeTransactions(context, slot!),
@@ -176,8 +206,9 @@ export class PosEngine {
   /**
    * Checks that `block`'s seal recovers to its miner, an active validator (read from `parent`'s state,
    * on which `vm` stands) whose turn had come by the block's timestamp: the scheduled one, or a
-   * fallback after its rank's timeouts. Returns the slot (proposer and the ranks it skipped); throws
-   * {@link ConsensusError} otherwise.
+   * fallback after its rank's timeouts; and that the attestation in its header, if any, holds. Returns
+   * the slot (proposer, the ranks it skipped, the size of the order); throws {@link ConsensusError}
+   * otherwise.
    */
   async checkSlot(vm: VM, parent: Block, block: Block): Promise<Slot> {
     const number = block.header.number;
@@ -185,10 +216,13 @@ export class PosEngine {
     if (!sealer) throw new ConsensusError(number, "missing or invalid seal in extraData");
     const miner = bytesToHex(block.header.coinbase.bytes);
     if (sealer !== miner) throw new ConsensusError(number, `sealed by ${sealer} but names ${miner} as miner`);
-    const order = await this.order(vm, parent, {
+    const active = await this.activeSet(vm, parent, {
       timestamp: block.header.timestamp,
       coinbase: block.header.coinbase.bytes,
     });
+    const problem = checkHeaderAttestation(block.header, parent.header, active, this.chainId);
+    if (problem) throw new ConsensusError(number, problem);
+    const order = slotOrder(active, this.epochLength, number);
     const rank = order.indexOf(sealer);
     if (rank < 0) throw new ConsensusError(number, `sealer ${sealer} is not in the active validator set`);
     const earliest = earliestTimestamp(parent.header.timestamp, rank, this.fallbackTimeout);
@@ -201,8 +235,19 @@ export class PosEngine {
     return { proposer: sealer, missed: order.slice(0, rank), setSize: order.length };
   }
 
-  /** The slot's sealing order, read from the parent state. */
-  private async order(vm: VM, parent: Block, template: BlockTemplate): Promise<string[]> {
+  /**
+   * The vanity of a block this node seals on `parent`, followed by the attestation for `parent` when
+   * the votes for it (this node's own are signed here first) hold two thirds of `active`'s stake.
+   */
+  private async extraDataOn(parent: Block, active: readonly ActiveValidator[]): Promise<Uint8Array> {
+    if (!this.finality) return DEFAULT_VANITY;
+    await this.finality.signLocalVotes(parent.header, active);
+    const attestation = this.finality.attestationFor(parent.header, active);
+    return attestation ? concatBytes(DEFAULT_VANITY, encodeAttestation(attestation)) : DEFAULT_VANITY;
+  }
+
+  /** The active set after the parent (the slot's candidates and the parent's voters), read from the parent state. */
+  private async activeSet(vm: VM, parent: Block, template: BlockTemplate): Promise<ActiveValidator[]> {
     const number = parent.header.number + 1n;
     const context: BlockContext = {
       vm,
@@ -214,8 +259,7 @@ export class PosEngine {
       gasLimit: parent.header.gasLimit,
       baseFeePerGas: parent.header.calcNextBaseFee(),
     };
-    const cached = this.activeSets.get(bytesToHex(parent.header.stateRoot));
-    return slotOrder(cached ?? (await readActiveSet(context)), this.epochLength, number);
+    return this.activeSets.get(bytesToHex(parent.header.stateRoot)) ?? (await readActiveSet(context));
   }
 
   /** Files the active set read at the end of the block just built under the block's state root. */

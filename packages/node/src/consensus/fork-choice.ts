@@ -13,8 +13,8 @@ const WEIGHT_CACHE_SIZE = 4096;
  * alike (docs/network.md "Fork choice"): from the common ancestor of the head and a competing tip,
  * the branch with the greater total proposer weight wins, where a block weighs the size of its
  * slot's validator order minus its sealer's rank (the in-turn validator weighs most, each fallback
- * one less); equal weights go to the branch whose tip hash is lower. Branches forking more than
- * {@link MAX_REORG_DEPTH} blocks below the head are not considered.
+ * one less); equal weights go to the branch whose tip hash is lower. Branches forking below the
+ * finalized block, or more than {@link MAX_REORG_DEPTH} blocks below the head, are not considered.
  */
 export class ForkChoice {
   private readonly weights = new Map<string, number>();
@@ -45,6 +45,8 @@ export class ForkChoice {
       }
     }
     if (!a || !b || added.length === 0) return undefined;
+    // Nothing finalized is ever reverted.
+    if (removed.length > 0 && a.header.number < this.chain.finalized.header.number) return undefined;
     const gained = await this.totalWeight(added);
     const lost = await this.totalWeight(removed);
     if (gained < lost) return undefined;

@@ -31,7 +31,8 @@ export const GenesisValidatorEntry = z.object({
  */
 export const StakingSection = z.object({
   minSelfStake: WeiAmount,
-  maxValidators: z.number().int().min(1).max(1000),
+  // At most 64: a finality attestation names its voters in a 64-bit bitmap (docs/consensus.md "Finality").
+  maxValidators: z.number().int().min(1).max(64),
   epochLength: z.number().int().min(2),
   unbondingPeriod: Blocks,
   maxCommissionChangePerEpoch: Fraction,

@@ -26,19 +26,45 @@ const EXTRA_DATA_FIELD = 12;
 /** The vanity every block this node seals carries: 32 zero bytes. */
 export const DEFAULT_VANITY = new Uint8Array(EXTRA_VANITY);
 
-/** True when `header.extraData` is exactly vanity plus seal. */
-export function hasSeal(header: BlockHeader): boolean {
-  return header.extraData.length === EXTRA_VANITY + SEAL_LENGTH;
+/** First byte of an attestation in `extraData` (attestation.ts): its format version. */
+export const ATTESTATION_VERSION = 1;
+/** Bytes of an attestation before its signatures: version (1) ‖ number (8) ‖ hash (32) ‖ bitmap (8). */
+export const ATTESTATION_HEADER_LENGTH = 1 + 8 + 32 + 8;
+
+/**
+ * Where the seal starts in `extraData`, or undefined when `extraData` is not exactly vanity ‖
+ * [attestation] ‖ seal. The layout is unambiguous: an attestation starts with its version byte and
+ * its bitmap fixes how many 65-byte signatures follow, so the seal's position follows from the
+ * bytes before it, never from the length alone.
+ */
+function sealOffset(extraData: Uint8Array): number | undefined {
+  if (extraData.length === EXTRA_VANITY + SEAL_LENGTH) return EXTRA_VANITY;
+  if (extraData.length < EXTRA_VANITY + ATTESTATION_HEADER_LENGTH + SEAL_LENGTH) return undefined;
+  if (extraData[EXTRA_VANITY] !== ATTESTATION_VERSION) return undefined;
+  let voters = 0;
+  for (const byte of extraData.subarray(EXTRA_VANITY + 41, EXTRA_VANITY + ATTESTATION_HEADER_LENGTH)) {
+    for (let rest = byte; rest > 0; rest >>= 1) voters += rest & 1;
+  }
+  const offset = EXTRA_VANITY + ATTESTATION_HEADER_LENGTH + voters * SEAL_LENGTH;
+  return extraData.length === offset + SEAL_LENGTH ? offset : undefined;
 }
 
-/** The vanity part of a sealed header's `extraData`. */
+/**
+ * True when `header.extraData` is vanity and a seal, with a finality attestation between them or
+ * not (see attestation.ts).
+ */
+export function hasSeal(header: BlockHeader): boolean {
+  return sealOffset(header.extraData) !== undefined;
+}
+
+/** Everything before the seal in a sealed header's `extraData`: the vanity and the attestation, if any. */
 export function vanityOf(header: BlockHeader): Uint8Array {
   return header.extraData.subarray(0, header.extraData.length - SEAL_LENGTH);
 }
 
 /**
  * The hash a seal signs: the header hash computed with the seal removed from `extraData`, so it
- * covers every other field (state root, transactions, miner, timestamp, vanity).
+ * covers every other field (state root, transactions, miner, timestamp, vanity, attestation).
  */
 export function sealHash(header: BlockHeader): Uint8Array {
   if (!hasSeal(header)) return header.hash();
@@ -64,13 +90,16 @@ export function recoverSealer(header: BlockHeader): string | undefined {
 
 function recoverSealerOnce(header: BlockHeader): string | undefined {
   if (!hasSeal(header)) return undefined;
-  const seal = header.extraData.subarray(EXTRA_VANITY);
-  const recovery = seal[64]!;
+  return recoverSigner(sealHash(header), header.extraData.subarray(header.extraData.length - SEAL_LENGTH));
+}
+
+/** The lowercase address that signed `hash` with the 65-byte `signature` (r ‖ s ‖ recovery id 0/1), or undefined. */
+export function recoverSigner(hash: Uint8Array, signature: Uint8Array): string | undefined {
+  if (signature.length !== SEAL_LENGTH) return undefined;
+  const recovery = signature[64]!;
   if (recovery > 1) return undefined;
   try {
-    return addressOfPublicKey(
-      secp256k1.ecdsaRecover(seal.subarray(0, 64), recovery, sealHash(header), false),
-    );
+    return addressOfPublicKey(secp256k1.ecdsaRecover(signature.subarray(0, 64), recovery, hash, false));
   } catch {
     return undefined;
   }
@@ -85,7 +114,7 @@ function addressOfPublicKey(uncompressed: Uint8Array): string {
   return bytesToHex(keccak256(uncompressed.subarray(1)).subarray(12));
 }
 
-/** The block with its header's `extraData` set to `vanity` ‖ the seal of `privateKey` over the block. */
+/** The block with the seal of `privateKey` over the block appended to its header's `extraData`. */
 export function sealBlock(block: Block, privateKey: Uint8Array): Block {
   const seal = signSeal(block.header.hash(), privateKey);
   const header = withExtraData(block.header, concatBytes(block.header.extraData, seal));

@@ -1,5 +1,8 @@
+import type { BlockHeader } from "@ethereumjs/block";
+import type { Common } from "@ethereumjs/common";
 import type { EVMRunCallOpts } from "@ethereumjs/evm";
 import { Account, Address, bytesToHex, createAddressFromString, hexToBytes } from "@ethereumjs/util";
+import { createVM } from "@ethereumjs/vm";
 import {
   encodeDistributeRewards,
   encodeRecordSlot,
@@ -10,6 +13,7 @@ import {
 } from "@strata/contracts";
 import { decodeFunctionResult, encodeFunctionData, getAddress, type Hex } from "viem";
 import type { BlockContext } from "../execution/block-executor.js";
+import type { StateFactory } from "../execution/state-factory.js";
 import type { ActiveValidator } from "./schedule.js";
 
 /** Raised when a system call of the Staking contract fails (a broken genesis or contract). */
@@ -23,8 +27,11 @@ const ACTIVE_VALIDATORS = hexToBytes(
 
 type EvmBlock = NonNullable<EVMRunCallOpts["block"]>;
 
+/** What a system call needs of a block's context: the VM and the block's execution fields. */
+export type CallContext = Omit<BlockContext, "parent">;
+
 /** The execution context system calls see: the block being built. */
-function evmBlock(context: BlockContext): EvmBlock {
+function evmBlock(context: CallContext): EvmBlock {
   return {
     header: {
       number: context.number,
@@ -40,7 +47,7 @@ function evmBlock(context: BlockContext): EvmBlock {
 }
 
 async function call(
-  context: BlockContext,
+  context: CallContext,
   data: Uint8Array,
   value = 0n,
   isStatic = false,
@@ -69,7 +76,7 @@ async function call(
 }
 
 /** The active set (`Staking.activeValidators()`) in the VM's current state, in the contract's order. */
-export async function readActiveSet(context: BlockContext): Promise<ActiveValidator[]> {
+export async function readActiveSet(context: CallContext): Promise<ActiveValidator[]> {
   const data = await call(context, ACTIVE_VALIDATORS, 0n, true);
   const [addresses, stakes] = decodeFunctionResult({
     abi: Staking.abi,
@@ -77,6 +84,24 @@ export async function readActiveSet(context: BlockContext): Promise<ActiveValida
     data: bytesToHex(data) as Hex,
   });
   return addresses.map((a, i) => ({ address: a.toLowerCase(), stake: stakes[i]! }));
+}
+
+/** The active set after `header` (read from its post-state), for a block this node did not just build or verify. */
+export async function readActiveSetAfter(
+  common: Common,
+  states: StateFactory,
+  header: BlockHeader,
+): Promise<ActiveValidator[]> {
+  const vm = await createVM({ common: common.copy(), stateManager: states.at(header.stateRoot) });
+  return readActiveSet({
+    vm,
+    number: header.number + 1n,
+    timestamp: header.timestamp + 1n,
+    coinbase: new Uint8Array(20),
+    mixHash: new Uint8Array(32),
+    gasLimit: header.gasLimit,
+    baseFeePerGas: header.calcNextBaseFee(),
+  });
 }
 
 /** `Staking.recordSlot(proposer, missed)`: the first thing every block after genesis runs. */

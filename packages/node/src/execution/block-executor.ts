@@ -126,7 +126,8 @@ export class BlockExecutor {
         extraData: template.extraData ?? new Uint8Array(),
         mixHash,
       },
-      blockOpts: { putBlockIntoBlockchain: false, setHardfork: false },
+      // Proof-of-stake headers carry vanity, attestation and seal in extraData, beyond the merge's 32 bytes.
+      blockOpts: { putBlockIntoBlockchain: false, setHardfork: false, skipConsensusFormatValidation: true },
     });
     const gasLimit = parent.header.gasLimit;
     const context: BlockContext = {

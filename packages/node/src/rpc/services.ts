@@ -2,6 +2,7 @@ import type { Block } from "@ethereumjs/block";
 import type { BlockSelector } from "@strata/protocol";
 import type { Chain } from "../chain/chain.js";
 import type { NodeConfig } from "../config/node-config.js";
+import type { FinalityGadget } from "../consensus/finality.js";
 import type { SenderRecovery } from "../crypto/sender-recovery.js";
 import { NotFoundError } from "../errors/domain-errors.js";
 import type { CallExecutor } from "../execution/call-executor.js";
@@ -44,12 +45,25 @@ export interface RpcServices {
   readonly network?: { readonly peerCount: number; readonly listening: boolean } | undefined;
   /** Tracing (`debug_trace*`, `ots_*`), simulation and block building, on the execution workers. */
   readonly execution: HeavyExecution;
+  /** Finality votes and double-sign evidence; undefined on a network without consensus. */
+  readonly finality: FinalityGadget | undefined;
 }
 
 /** Resolves a block selector to a canonical block, or undefined when there is none. */
 export function findBlock(services: RpcServices, selector: BlockSelector): Block | undefined {
   const { chain } = services;
-  if ("tag" in selector) return selector.tag === "earliest" ? chain.genesis : chain.head;
+  if ("tag" in selector) {
+    switch (selector.tag) {
+      case "earliest":
+        return chain.genesis;
+      case "safe":
+        return chain.safe;
+      case "finalized":
+        return chain.finalized;
+      default:
+        return chain.head;
+    }
+  }
   if ("number" in selector) return chain.blockByNumber(selector.number);
   const block = chain.blockByHash(Buffer.from(selector.hash.slice(2), "hex"));
   if (!block || !selector.requireCanonical) return block;

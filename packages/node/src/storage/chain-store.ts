@@ -27,6 +27,8 @@ import {
 } from "./records.js";
 
 const HEAD_KEY = utf8ToBytes("head");
+const JUSTIFIED_KEY = utf8ToBytes("justified");
+const FINALIZED_KEY = utf8ToBytes("finalized");
 /**
  * Stored size of the receipts kept decoded: a few hundred blocks of transfers. Receipt polling (every
  * client waiting for its transaction) reads the newest blocks' receipts again and again.
@@ -39,6 +41,8 @@ export interface BlockCommit {
   readonly receipts: readonly StoredReceipt[];
   /** Trie nodes created while executing the block. */
   readonly stateWrites: readonly WriteOp[];
+  /** Hashes of the latest justified and finalized blocks after this one, when finality tracks votes. */
+  readonly checkpoints?: { readonly justified: Uint8Array; readonly finalized: Uint8Array };
 }
 
 /**
@@ -62,6 +66,13 @@ export class ChainStore {
   /** The hash of the canonical head, or undefined for an empty store. */
   headHash(): Uint8Array | undefined {
     return this.kv.get("meta", HEAD_KEY);
+  }
+
+  /** The hashes of the latest justified and finalized blocks, as the last commit left them. */
+  checkpointHashes(): { justified: Uint8Array; finalized: Uint8Array } | undefined {
+    const justified = this.kv.get("meta", JUSTIFIED_KEY);
+    const finalized = this.kv.get("meta", FINALIZED_KEY);
+    return justified && finalized ? { justified, finalized } : undefined;
   }
 
   /** The canonical block hash at `number`. */
@@ -117,7 +128,7 @@ export class ChainStore {
     return bytes ? decodeTxLocation(bytes) : undefined;
   }
 
-  /** Writes a block, its receipts, its transaction index, its state and the new head atomically. */
+  /** Writes a block, its receipts, its transaction index, its state, the new head and the checkpoints atomically. */
   async commitBlock(commit: BlockCommit): Promise<void> {
     const { block } = commit;
     const hash = block.hash();
@@ -127,6 +138,10 @@ export class ChainStore {
     ops.push({ bucket: "receipts", key: hash, value: receipts });
     ops.push(...canonicalWrites(block, commit.receipts));
     ops.push({ bucket: "meta", key: HEAD_KEY, value: hash });
+    if (commit.checkpoints) {
+      ops.push({ bucket: "meta", key: JUSTIFIED_KEY, value: commit.checkpoints.justified });
+      ops.push({ bucket: "meta", key: FINALIZED_KEY, value: commit.checkpoints.finalized });
+    }
     await this.kv.commit(ops);
     this.cacheBlock(block, commit.receipts, receipts.length);
   }
@@ -150,9 +165,13 @@ export class ChainStore {
   /**
    * Makes another branch canonical in one transaction: the indexes of the `removed` blocks (the old
    * branch above the common ancestor) are deleted, those of the `added` blocks (stored before,
-   * ancestor first) written, and the head set to the last added block.
+   * ancestor first) written, and the head (and the checkpoints, when given) set.
    */
-  async switchBranch(removed: readonly Block[], added: readonly Block[]): Promise<void> {
+  async switchBranch(
+    removed: readonly Block[],
+    added: readonly Block[],
+    checkpoints?: { readonly justified: Uint8Array; readonly finalized: Uint8Array },
+  ): Promise<void> {
     const ops: WriteOp[] = [];
     for (const block of removed) {
       for (const op of canonicalWrites(block, this.receipts(block.hash()) ?? []))
@@ -160,6 +179,10 @@ export class ChainStore {
     }
     for (const block of added) ops.push(...canonicalWrites(block, this.receipts(block.hash()) ?? []));
     ops.push({ bucket: "meta", key: HEAD_KEY, value: added[added.length - 1]!.hash() });
+    if (checkpoints) {
+      ops.push({ bucket: "meta", key: JUSTIFIED_KEY, value: checkpoints.justified });
+      ops.push({ bucket: "meta", key: FINALIZED_KEY, value: checkpoints.finalized });
+    }
     await this.kv.commit(ops);
   }
 
