@@ -192,6 +192,7 @@ export async function createNode(
         chain,
         pool,
         verifier,
+        finality,
         producer,
         senderRecovery,
         maxTxBytes: config.rpc.maxTxBytes,

@@ -140,6 +140,29 @@ describe("strata testnet: four validator processes over p2p", () => {
     expect(Math.max(...heads.map(Number)) - Math.min(...heads.map(Number))).toBeLessThanOrEqual(3);
   }, 120_000);
 
+  it("finality votes travel over gossip: every node reports the same finalized block, at most three behind the head", async () => {
+    const finalized = await until(
+      "finality close to the head on every node",
+      async () => {
+        const states = await Promise.all(
+          clients.map(async (c) => {
+            const [head, fin] = await Promise.all([c.getBlock(), c.getBlock({ blockTag: "finalized" })]);
+            return { head: head.number, finalized: fin.number };
+          }),
+        );
+        return states.every((s) => s.finalized > 0n && s.head - s.finalized <= 3n)
+          ? states.reduce((low, s) => (s.finalized < low ? s.finalized : low), states[0]!.finalized)
+          : undefined;
+      },
+      60_000,
+    );
+    const hash = await agreedHash(finalized);
+    for (const client of clients) {
+      expect((await client.getBlock({ blockNumber: finalized })).hash).toBe(hash);
+      expect((await client.getBlock({ blockTag: "safe" })).number).toBeGreaterThanOrEqual(finalized);
+    }
+  }, 90_000);
+
   it("a transaction sent to each node in turn is mined once and visible on all four", async () => {
     const start = await clients[0]!.getTransactionCount({ address: sender.address });
     const hashes: `0x${string}`[] = [];

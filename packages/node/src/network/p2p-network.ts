@@ -15,6 +15,8 @@ import type { Logger } from "pino";
 import { type BlockVerifier, INVALID_KINDS } from "../chain/block-verifier.js";
 import type { Chain } from "../chain/chain.js";
 import type { P2PSettings } from "../config/node-config.js";
+import { decodeVote, encodeVote, VOTE_LENGTH } from "../consensus/attestation.js";
+import type { FinalityGadget } from "../consensus/finality.js";
 import { ForkChoice, MAX_REORG_DEPTH } from "../consensus/fork-choice.js";
 import { keccak256 } from "../crypto/keccak.js";
 import type { SenderRecovery } from "../crypto/sender-recovery.js";
@@ -51,6 +53,8 @@ export interface P2PNetworkDeps {
   readonly chain: Chain;
   readonly pool: TxPool;
   readonly verifier: BlockVerifier;
+  /** Finality votes to gossip and to take in; undefined on a network without consensus. */
+  readonly finality: FinalityGadget | undefined;
   /** Blocks from peers are committed between the producer's own builds. */
   readonly producer: BlockProducer;
   readonly senderRecovery: SenderRecovery | undefined;
@@ -167,7 +171,7 @@ export class P2PNetwork {
   async start(): Promise<void> {
     const { settings, log } = this.deps;
     const identity = await loadP2PIdentity(this.deps.datadir);
-    const topics = [this.topics.transactions, this.topics.blocks];
+    const topics = [this.topics.transactions, this.topics.blocks, this.topics.votes];
     const topicScore = createTopicScoreParams({
       topicWeight: 1,
       timeInMeshWeight: 0,
@@ -201,7 +205,11 @@ export class P2PNetwork {
           allowedTopics: topics,
           maxInboundDataLength: MAX_BLOCK_BYTES + 64 * 1024,
           scoreParams: createPeerScoreParams({
-            topics: { [this.topics.transactions]: topicScore, [this.topics.blocks]: topicScore },
+            topics: {
+              [this.topics.transactions]: topicScore,
+              [this.topics.blocks]: topicScore,
+              [this.topics.votes]: topicScore,
+            },
             appSpecificScore: (peer) => -(this.penalties.get(peer) ?? 0),
             appSpecificWeight: 1,
             // Validators of one operator often share an address; colocation says nothing here.
@@ -248,6 +256,11 @@ export class P2PNetwork {
         this.publish(this.topics.transactions, tx.serialize()),
       ),
     );
+    const finality = this.deps.finality;
+    if (finality)
+      this.unsubscribe.push(
+        finality.events.on("vote", (vote) => this.publish(this.topics.votes, encodeVote(vote))),
+      );
     this.every(STATUS_INTERVAL_MS, () => {
       for (const peer of host.getPeers()) void this.handshake(peer);
     });
@@ -286,8 +299,7 @@ export class P2PNetwork {
       chainId,
       genesis: bytesToHex(chain.genesis.hash()),
       head: refOf(chain.head),
-      // Until the finality gadget exists, only genesis is final.
-      finalized: refOf(chain.genesis),
+      finalized: refOf(chain.finalized),
     };
   }
 
@@ -540,12 +552,25 @@ export class P2PNetwork {
           ? await this.validateTransaction(msg.data, from)
           : msg.topic === this.topics.blocks
             ? await this.validateBlock(msg.data, from)
-            : TopicValidatorResult.Reject;
+            : msg.topic === this.topics.votes
+              ? await this.validateVote(msg.data)
+              : TopicValidatorResult.Reject;
     } catch (error) {
       this.deps.log.debug({ err: error, peer: from }, "gossip message failed validation");
       result = TopicValidatorResult.Ignore;
     }
     this.host?.services.pubsub.reportMessageValidationResult(msgId, from, result);
+  }
+
+  /** A gossiped finality vote: relayed once the gadget takes it (signature, voter, height, not a duplicate). */
+  private async validateVote(data: Uint8Array): Promise<TopicValidatorResult> {
+    const finality = this.deps.finality;
+    if (!finality || data.length !== VOTE_LENGTH) return TopicValidatorResult.Reject;
+    const vote = decodeVote(data);
+    if (!vote) return TopicValidatorResult.Reject;
+    const outcome = await finality.addVote(vote);
+    if (outcome.status === "added") return TopicValidatorResult.Accept;
+    return outcome.status === "rejected" ? TopicValidatorResult.Reject : TopicValidatorResult.Ignore;
   }
 
   /** A gossiped transaction: admitted to the pool by its normal rules, relayed only when admitted. */

@@ -31,6 +31,7 @@ export const MAX_PUSHED_TRANSACTIONS = 1024;
 export interface Topics {
   readonly transactions: string;
   readonly blocks: string;
+  readonly votes: string;
 }
 
 /** The gossip topic names of the chain with `genesisHash`. */
@@ -39,6 +40,7 @@ export function topicsFor(genesisHash: Uint8Array): Topics {
   return {
     transactions: `/strata/${chain}/transactions/${VERSION}`,
     blocks: `/strata/${chain}/blocks/${VERSION}`,
+    votes: `/strata/${chain}/votes/${VERSION}`,
   };
 }
 
