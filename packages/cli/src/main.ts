@@ -9,6 +9,7 @@ import { runKeys } from "./commands/keys.js";
 import { runNode } from "./commands/node.js";
 import { runPredictor } from "./commands/predictor.js";
 import { runReporter } from "./commands/reporter.js";
+import { runTestnet } from "./commands/testnet.js";
 import { UsageError } from "./usage-error.js";
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string };
@@ -18,6 +19,7 @@ const HELP = `Usage: strata <command> [flags]
 Commands:
   node      run a chain node (JSON-RPC on 8545)
   dev       run the whole local stack: dev chain, indexer, API gateway and explorer
+  testnet   run a local multi-process network: each dev validator as its own node, wired over p2p
   init      initialise a datadir from a geth-format genesis.json
   import    import a chain file of RLP blocks into a datadir
   indexer   index a node into PostgreSQL (embedded PGlite by default)
@@ -67,6 +69,8 @@ export async function main(
         return await runReporter(rest, out);
       case "dev":
         return await runDev(rest, out);
+      case "testnet":
+        return await runTestnet(rest, out);
       default:
         throw new UsageError(`unknown command "${command}" (see strata --help)`);
     }

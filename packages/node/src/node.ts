@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type { Block } from "@ethereumjs/block";
 import { ForecastThread } from "@strata/predictor";
 import type { Logger } from "pino";
+import { BlockVerifier } from "./chain/block-verifier.js";
 import { Chain } from "./chain/chain.js";
 import type { NodeConfig } from "./config/node-config.js";
 import { createPosEngine } from "./consensus/create-engine.js";
@@ -30,6 +31,7 @@ import { NodeMetrics } from "./metrics/node-metrics.js";
 import { DePINNodeService } from "./modules/depin/depin-nodes.js";
 import { PredictionService } from "./modules/oracle/prediction-service.js";
 import { StakingService } from "./modules/staking/staking-service.js";
+import { P2PNetwork } from "./network/p2p-network.js";
 import { BlockProducer } from "./producer/block-producer.js";
 import { PendingBlocks } from "./producer/pending-block.js";
 import { createBuiltinReporter } from "./reporter/builtin-reporter.js";
@@ -63,6 +65,8 @@ export interface StrataNode {
   readonly finality: FinalityGadget | undefined;
   /** Syncs from the node given by `--follow`; undefined on a node that produces its own blocks. */
   readonly follower: Follower | undefined;
+  /** The peer-to-peer network; undefined when p2p is off (`--p2p.port 0`, the dev default). */
+  readonly network: P2PNetwork | undefined;
   readonly dispatcher: RpcDispatcher;
   readonly devAccounts: readonly DevAccount[];
   readonly logger: Logger;
@@ -88,6 +92,8 @@ export interface NodeStatus {
   readonly pendingTransactions: number;
   readonly wsConnections: number;
   readonly subscriptions: number;
+  /** Peers that passed the status handshake (0 without p2p). */
+  readonly peers: number;
 }
 
 /** The client version reported by `web3_clientVersion`. */
@@ -176,6 +182,25 @@ export async function createNode(
   const stateAt = (block: Block) => pending.stateOf(block) ?? chain.stateAt(block);
   const isLocal = (block: Block) => pending.stateOf(block) !== undefined;
   const devAccounts = deriveDevAccounts(config.network);
+  const verifier = new BlockVerifier(chain, executor, trieDb, chainView, engine);
+  const senderRecovery = SenderRecovery.shared();
+  const network = config.p2p.enabled
+    ? new P2PNetwork({
+        settings: config.p2p,
+        datadir: config.datadir,
+        chainId: config.network.chainId,
+        chain,
+        pool,
+        verifier,
+        finality,
+        producer,
+        senderRecovery,
+        maxTxBytes: config.rpc.maxTxBytes,
+        sealed: engine !== undefined,
+        log: logger.child({ module: "p2p" }),
+      })
+    : undefined;
+  if (network) producer.setProposeGate(() => network.readyToPropose());
   const subscriptions = new SubscriptionManager(chain, config.rpc.maxSubscriptionsPerConnection);
   const filters = new FilterManager(chain.events);
   // The svc_ modules read system contracts on their own execution queue, apart from eth_call's.
@@ -188,7 +213,6 @@ export async function createNode(
     config.rpc.maxQueueWaitMs,
     { timeoutMs: config.rpc.evmTimeoutMs },
   );
-  const senderRecovery = SenderRecovery.shared();
   // eth_call runs on worker threads that read the persistent store; an in-memory chain runs calls here.
   const traceLimits: TraceLimits = {
     timeoutMs: config.rpc.traceTimeoutMs,
@@ -241,6 +265,7 @@ export async function createNode(
     depin: new DePINNodeService(moduleCalls),
     predictions: new PredictionService(moduleCalls, forecasts),
     staking: new StakingService(chain, moduleCalls),
+    network,
     execution: new HeavyExecution(
       callWorkers,
       new HeavyTaskRunner({
@@ -272,9 +297,10 @@ export async function createNode(
     wsConnections: (): number => ws.connections,
     subscriptions: () => subscriptions.size,
     workerCalls: () => callWorkers?.dispatched ?? 0,
+    peers: () => network?.peerCount ?? 0,
   });
   const follower = source
-    ? new Follower(chain, pool, executor, engine, source, logger.child({ module: "follower" }))
+    ? new Follower(chain, pool, verifier, source, logger.child({ module: "follower" }))
     : undefined;
   const dispatcher = new RpcDispatcher(
     source ? createMethodRegistry().register(forwardedMethods(source)) : createMethodRegistry(),
@@ -290,6 +316,13 @@ export async function createNode(
     config.rpc,
     metricsOnRpcPort ? metrics : undefined,
     options.gate,
+    () => ({
+      status: "ok",
+      head: Number(chain.head.header.number),
+      peers: network?.peerCount ?? 0,
+      p2p: network === undefined ? "off" : network.listening ? "listening" : "stopped",
+      syncing: network?.syncing ?? false,
+    }),
   );
   const ws: WebSocketRpcServer = new WebSocketRpcServer(
     http.server,
@@ -307,6 +340,7 @@ export async function createNode(
     consensus: engine,
     finality,
     follower,
+    network,
     dispatcher,
     devAccounts,
     logger,
@@ -320,6 +354,7 @@ export async function createNode(
       pendingTransactions: pool.size,
       wsConnections: ws.connections,
       subscriptions: subscriptions.size,
+      peers: network?.peerCount ?? 0,
     }),
     async start() {
       // Jobs that arrive while the workers start wait for them (never run on this thread).
@@ -335,6 +370,7 @@ export async function createNode(
       }
       node.wsUrl = node.rpcUrl.replace(/^http/, "ws");
       pool.start();
+      await network?.start();
       if (follower) follower.start();
       else producer.start();
       logger.info({ url: node.rpcUrl, head: Number(chain.head.header.number) }, "serving JSON-RPC");
@@ -364,6 +400,7 @@ export async function createNode(
       await http.close();
       await metricsServer?.close();
       await follower?.stop();
+      await network?.stop();
       await producer.stop();
       pool.stop();
       await callWorkers?.close();

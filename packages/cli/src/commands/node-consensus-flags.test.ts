@@ -41,3 +41,41 @@ describe("strata node consensus flags", () => {
     expect(() => config("--follow", "ftp://x")).toThrow(/--follow: expected an http/);
   });
 });
+
+describe("strata node p2p flags", () => {
+  it("keeps dev single-process without p2p and turns it on with a port or bootnodes", () => {
+    expect(config().p2p).toMatchObject({ enabled: false });
+    expect(config("--network", "mainnet").p2p).toMatchObject({ enabled: true, port: 30303, maxPeers: 50 });
+    expect(config("--p2p.port", "24001").p2p).toMatchObject({ enabled: true, port: 24001 });
+    expect(config("--network", "mainnet", "--p2p.port", "0").p2p).toMatchObject({ enabled: false });
+    expect(config("--network", "mainnet", "--follow", "http://127.0.0.1:24009").p2p).toMatchObject({
+      enabled: false,
+    });
+    const boot = "/ip4/127.0.0.1/tcp/24002/p2p/12D3KooWRLN1Gt4C2wXp87H5E8JdNwQsKTkAr7hS1kWNf3cCeMjE";
+    const c = config(
+      "--bootnodes",
+      `${boot}, /ip4/10.0.0.2/tcp/30303`,
+      "--p2p.max-peers",
+      "7",
+      "--p2p.addr",
+      "127.0.0.1",
+    );
+    expect(c.p2p).toMatchObject({
+      enabled: true,
+      addr: "127.0.0.1",
+      maxPeers: 7,
+      bootnodes: [boot, "/ip4/10.0.0.2/tcp/30303"],
+    });
+  });
+
+  it("reads STRATA_* variables and refuses bad values with a usage error", () => {
+    const env = { STRATA_P2P_PORT: "24003", STRATA_BOOTNODES: "/ip4/127.0.0.1/tcp/24004" };
+    const c = nodeConfigFromFlags(parseFlags([], NODE_FLAGS, { env, command: "node" }));
+    expect(c.p2p).toMatchObject({ enabled: true, port: 24003, bootnodes: ["/ip4/127.0.0.1/tcp/24004"] });
+    expect(() => config("--bootnodes", "127.0.0.1:30303")).toThrow(
+      /--bootnodes: "127.0.0.1:30303" is not a multiaddr/,
+    );
+    expect(() => config("--p2p.port", "70000")).toThrow(/--p2p.port: expected an integer/);
+    expect(() => config("--p2p.max-peers", "0")).toThrow(/--p2p.max-peers/);
+  });
+});

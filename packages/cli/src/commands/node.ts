@@ -3,6 +3,7 @@ import {
   createLogger,
   createNode,
   createNodeConfig,
+  DEFAULTS,
   type MiningMode,
   type NodeConfigOverrides,
   privateKeyHex,
@@ -90,6 +91,16 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
     type: "string",
     description: "dev: comma-separated genesis validator indices or addresses that do not seal",
   },
+  "p2p.port": {
+    type: "string",
+    description: "TCP port of the peer-to-peer network; 0 disables p2p (default 30303; dev: 0)",
+  },
+  "p2p.addr": { type: "string", description: "peer-to-peer listen address (default 0.0.0.0)" },
+  bootnodes: {
+    type: "string",
+    description: "comma-separated multiaddrs of peers to join, e.g. /ip4/10.0.0.1/tcp/30303/p2p/12D3Koo…",
+  },
+  "p2p.max-peers": { type: "string", description: "most peer connections kept (default 50)" },
   "test.double-sign": {
     type: "boolean",
     description:
@@ -183,6 +194,7 @@ export function nodeConfigFromFlags(values: FlagValues) {
       ...(values["log-level"] === undefined ? {} : { logLevel: values["log-level"] as string }),
       ...(values["no-reporter"] ? { reporter: null } : {}),
       ...(values["no-demo"] ? { demo: null } : {}),
+      ...p2pOverrides(values),
       ...consensus,
     });
   } catch (error) {
@@ -208,6 +220,38 @@ function txpoolOverrides(values: FlagValues): NonNullable<NodeConfigOverrides["t
         : durationFlag(values, "txpool.lifetime", 0, 30 * 24 * 3_600_000),
   };
   return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
+}
+
+/** The `--p2p.port`, `--p2p.addr`, `--bootnodes` and `--p2p.max-peers` settings (only those given). */
+function p2pOverrides(values: FlagValues): Pick<NodeConfigOverrides, "p2p"> {
+  const p2p: {
+    -readonly [K in keyof NonNullable<NodeConfigOverrides["p2p"]>]: NonNullable<
+      NodeConfigOverrides["p2p"]
+    >[K];
+  } = {};
+  if (values["p2p.port"] !== undefined) {
+    const port = intFlag(values, "p2p.port", DEFAULTS.p2pPort, 0, 65535);
+    Object.assign(p2p, port === 0 ? { enabled: false, port } : { enabled: true, port });
+  }
+  if (values["p2p.addr"] !== undefined) p2p.addr = values["p2p.addr"] as string;
+  if (values["p2p.max-peers"] !== undefined) p2p.maxPeers = intFlag(values, "p2p.max-peers", 50, 1, 10_000);
+  const bootnodes = values.bootnodes as string | undefined;
+  if (bootnodes !== undefined) {
+    const list = bootnodes
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== "");
+    for (const entry of list) {
+      if (!/^\/(ip4|ip6|dns4|dns6|dns)\/[^/]+\/tcp\/\d+(\/p2p\/\w+)?$/.test(entry))
+        throw new UsageError(
+          `--bootnodes: "${entry}" is not a multiaddr like /ip4/1.2.3.4/tcp/30303/p2p/<peer id>`,
+        );
+    }
+    p2p.bootnodes = list;
+    // Bootnodes mean joining a network: a dev node given some turns p2p on at the default port.
+    if (values["p2p.port"] === undefined) Object.assign(p2p, { enabled: true });
+  }
+  return Object.keys(p2p).length === 0 ? {} : { p2p };
 }
 
 /** The `--follow`, `--validator-key`, `--offline-validators` and `--test.double-sign` settings. */
@@ -319,6 +363,7 @@ function printBanner(node: StrataNode, out: (line: string) => void): void {
       `Proof of stake · sealing for ${node.consensus.signers.length} key(s)${offline.length > 0 ? ` · offline: ${offline.join(", ")}` : ""}`,
     );
   }
+  if (node.network) out(`P2P: ${node.network.multiaddrs.join(" ") || "(not listening)"}`);
   if (node.devAccounts.length > 0) {
     out("");
     out("Available accounts (10,000 STRA each at genesis)");

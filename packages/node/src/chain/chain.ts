@@ -21,10 +21,17 @@ export interface NewHead {
   readonly receipts: readonly StoredReceipt[];
 }
 
-/** The chain's events. */
+/** A change of branch: the canonical blocks dropped (old head last) and those that replaced them (new head last). */
+export interface Reorg {
+  readonly removed: readonly NewHead[];
+  readonly added: readonly NewHead[];
+}
+
+/** The chain's events. A reorg is announced as `reorg`, then `newHead` for each added block in order. */
 export interface ChainEvents {
   newHead: NewHead;
   pendingTransaction: TypedTransaction;
+  reorg: Reorg;
 }
 
 /** Raised when a datadir holds another network's chain. */
@@ -177,6 +184,56 @@ export class Chain {
   /** A state manager at `block`'s post-state. */
   stateAt(block: Block): MerkleStateManager {
     return block === this.headBlock ? this.headState() : this.states.at(block.header.stateRoot);
+  }
+
+  /** Stores a verified block of a competing branch without changing the head. */
+  async commitSide(built: BuiltBlock): Promise<void> {
+    await this.store.storeSideBlock(built);
+  }
+
+  /**
+   * Makes `branch` (stored blocks, each the child of the one before, the first a child of a canonical
+   * block above the finalized one) the canonical chain: one storage transaction switches the indexes,
+   * the head and the checkpoints, then `reorg` and a `newHead` per added block are announced.
+   */
+  async reorg(branch: readonly Block[]): Promise<Reorg> {
+    const first = branch[0]!;
+    const removed: NewHead[] = [];
+    for (let n = first.header.number; n <= this.headBlock.header.number; n++) {
+      const block = this.store.blockByNumber(n)!;
+      removed.push({ block, receipts: this.store.receipts(block.hash()) ?? [] });
+    }
+    const added = branch.map((block) => ({ block, receipts: this.store.receipts(block.hash()) ?? [] }));
+    // Checkpoints on the dropped blocks fall back to the finalized one (never dropped: fork choice
+    // does not cross it), then advance along the new branch.
+    let checkpoints = this.checkpointState;
+    if (checkpoints) {
+      if (checkpoints.justified.number >= first.header.number)
+        checkpoints = { justified: checkpoints.finalized, finalized: checkpoints.finalized };
+      let parent = this.store.blockByHash(first.header.parentHash)!;
+      for (const block of branch) {
+        checkpoints = advanceCheckpoints(checkpoints, block.header, parent.header);
+        parent = block;
+      }
+    }
+    await this.store.switchBranch(
+      removed.map((r) => r.block),
+      branch,
+      checkpoints
+        ? { justified: checkpoints.justified.hash, finalized: checkpoints.finalized.hash }
+        : undefined,
+    );
+    this.checkpointState = checkpoints;
+    const head = branch[branch.length - 1]!;
+    this.headBlock = head;
+    followHead(this.common, head.header.number, head.header.timestamp);
+    this.headStateManager = undefined;
+    this.headAccounts = new Map();
+    this.headReads = new Map();
+    const reorg = { removed, added };
+    this.events.emit("reorg", reorg);
+    for (const newHead of added) this.events.emit("newHead", newHead);
+    return reorg;
   }
 
   /**

@@ -78,6 +78,22 @@ export interface NodeConfig {
   readonly reporter: ReporterSettings | null;
   /** The built-in DePIN demo (the network's `demo` section); null when off. */
   readonly demo: DepinDemoSettings | null;
+  /** The peer-to-peer network (docs/network.md). */
+  readonly p2p: P2PSettings;
+}
+
+/** Peer-to-peer settings: `--p2p.port`, `--p2p.addr`, `--bootnodes`, `--p2p.max-peers`. */
+export interface P2PSettings {
+  /** Whether the node joins a peer-to-peer network at all (`--p2p.port 0` turns it off). */
+  readonly enabled: boolean;
+  /** TCP port of the libp2p host; 0 with `enabled` picks a free port (tests). */
+  readonly port: number;
+  /** Address the host listens on. */
+  readonly addr: string;
+  /** Multiaddrs (`/ip4/…/tcp/…[/p2p/<peer id>]`) dialled at start and whenever they drop. */
+  readonly bootnodes: readonly string[];
+  /** Connections kept at most. */
+  readonly maxPeers: number;
 }
 
 /** Sealing settings of a proof-of-stake node. */
@@ -129,6 +145,10 @@ export const DEFAULTS = {
   queuedLifetimeMs: 3 * 3600 * 1000,
   priceBumpPercent: 10,
   logLevel: "info",
+  /** The p2p port of every network but dev, whose single process seals for all validators itself. */
+  p2pPort: 30303,
+  p2pAddr: "0.0.0.0",
+  maxPeers: 50,
 } as const;
 
 /** Overrides accepted by {@link createNodeConfig}. */
@@ -145,6 +165,7 @@ export interface NodeConfigOverrides {
   reporter?: ReporterSettings | null;
   /** Built-in DePIN demo; null turns it off. Default: the network's (off in testConfig). */
   demo?: DepinDemoSettings | null;
+  p2p?: Partial<P2PSettings>;
 }
 
 /** Builds a full config from defaults, the network's own mining defaults and the given overrides. */
@@ -204,10 +225,19 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
     ...(overrides.follow === undefined ? {} : { follow: overrides.follow }),
     reporter: overrides.reporter === undefined ? reporterFromNetwork(network) : overrides.reporter,
     demo: overrides.demo === undefined ? demoFromNetwork(network) : overrides.demo,
+    p2p: {
+      // The dev network's single process seals for every validator; a --follow replica copies one node.
+      enabled: network.name !== "dev" && overrides.follow === undefined,
+      port: DEFAULTS.p2pPort,
+      addr: DEFAULTS.p2pAddr,
+      bootnodes: [],
+      maxPeers: DEFAULTS.maxPeers,
+      ...overrides.p2p,
+    },
   };
 }
 
-/** A config for tests: dev network, in-memory store, port 0, the given mining mode (default instant). */
+/** A config for tests: dev network, in-memory store, port 0, no p2p, the given mining mode (default instant). */
 export function testConfig(overrides: NodeConfigOverrides = {}): NodeConfig {
   return createNodeConfig({
     network: "dev",
@@ -217,5 +247,6 @@ export function testConfig(overrides: NodeConfigOverrides = {}): NodeConfig {
     demo: null,
     ...overrides,
     rpc: { port: 0, ...overrides.rpc },
+    p2p: { enabled: false, port: 0, addr: "127.0.0.1", ...overrides.p2p },
   });
 }

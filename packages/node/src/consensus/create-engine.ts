@@ -27,21 +27,33 @@ export function createPosEngine(
   } else if (key) {
     signers.set(addressOfPrivateKey(key), key);
   } else {
-    const mnemonic = network.devAccounts?.mnemonic;
-    for (const addressIndex of mnemonic ? (network.consensus.devValidatorKeys ?? []) : []) {
-      const privateKey = mnemonicToAccount(mnemonic!, { addressIndex }).getHdKey().privateKey;
-      if (privateKey) signers.set(addressOfPrivateKey(privateKey), privateKey);
-    }
+    for (const privateKey of devValidatorKeys(network))
+      signers.set(addressOfPrivateKey(privateKey), privateKey);
     for (const account of devAccounts) signers.set(account.address, account.privateKey);
   }
   const genesisValidators = network.system.staking.validators.map((v) => v.address.toLowerCase());
   const offline = (config.validator?.offline ?? []).map((entry) =>
     resolveValidator(entry, genesisValidators),
   );
+  const waitForTimeouts = key !== undefined && config.mining.mode === "interval";
   return new PosEngine(network, {
     signers,
     offline,
-    waitForTimeouts: key !== undefined && config.mining.mode === "interval",
+    waitForTimeouts,
+    ...(waitForTimeouts ? { blockTimeSeconds: config.mining.blockTimeSeconds } : {}),
+  });
+}
+
+/**
+ * The private keys of a dev network's genesis validators (`consensus.devValidatorKeys`, HD indices of
+ * its mnemonic), in genesis order; empty on a network without them.
+ */
+export function devValidatorKeys(network: NodeConfig["network"]): Uint8Array[] {
+  const mnemonic = network.devAccounts?.mnemonic;
+  if (!mnemonic) return [];
+  return (network.consensus?.devValidatorKeys ?? []).flatMap((addressIndex) => {
+    const privateKey = mnemonicToAccount(mnemonic, { addressIndex }).getHdKey().privateKey;
+    return privateKey ? [privateKey] : [];
   });
 }
 

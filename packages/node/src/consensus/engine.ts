@@ -26,12 +26,20 @@ export interface PosEngineOptions {
    * among others). When false (dev), a fallback seals at once with a timestamp moved forward.
    */
   readonly waitForTimeouts: boolean;
+  /**
+   * With `waitForTimeouts`: seconds of wall-clock time after its parent's timestamp before this node
+   * seals even in its own turn (the block time); a fallback of rank k waits k timeouts more. So the
+   * in-turn validator of a network gets a whole block time before anyone seals over it.
+   */
+  readonly blockTimeSeconds?: number;
 }
 
 /** The slot decision of one block: who seals it and whom it skipped. */
-interface Slot {
+export interface Slot {
   readonly proposer: string;
   readonly missed: readonly string[];
+  /** Validators in the slot's order (the active set). */
+  readonly setSize: number;
 }
 
 /**
@@ -77,6 +85,11 @@ export class PosEngine {
     return [...this.options.signers.keys()];
   }
 
+  /** True when this node seals only in its own turn, waiting out timeouts in wall-clock time (a validator among others). */
+  get waitsForTurn(): boolean {
+    return this.options.waitForTimeouts;
+  }
+
   /** Replaces the set of validators that do not seal (lowercase or checksummed addresses). */
   setOffline(addresses: Iterable<string>): void {
     this.offline = new Set([...addresses].map((a) => a.toLowerCase()));
@@ -110,8 +123,13 @@ export class PosEngine {
     return number % this.epochLength === this.epochLength - 1n;
   }
 
-  /** Hooks that make this node propose and seal the next block, as the first validator in the slot's order it may seal for. */
-  producerHooks(): BlockHooks {
+  /**
+   * Hooks that make this node propose and seal the next block, as the first validator in the slot's
+   * order it may seal for. `headSeenAtMs` is when this node adopted the parent as its head: a
+   * validator among others seals as fallback of rank k only k timeouts after that too, so that a
+   * node that just started or just caught up gives the in-turn validator its chance first.
+   */
+  producerHooks(headSeenAtMs = 0): BlockHooks {
     let slot: Slot | undefined;
     let endSet: ActiveValidator[] | undefined;
     let key: Uint8Array | undefined;
@@ -123,10 +141,16 @@ export class PosEngine {
         if (rank < 0) throw new NoProposerError(parent.header.number + 1n, order);
         const proposer = order[rank]!;
         key = this.options.signers.get(proposer);
-        slot = { proposer, missed: order.slice(0, rank) };
+        slot = { proposer, missed: order.slice(0, rank), setSize: order.length };
         const earliest = earliestTimestamp(parent.header.timestamp, rank, this.fallbackTimeout);
-        if (this.options.waitForTimeouts && rank > 0 && earliest > BigInt(Math.floor(Date.now() / 1000))) {
-          throw new NotYourTurnError(parent.header.number + 1n, earliest);
+        if (this.options.waitForTimeouts) {
+          const waitMs = rank * Number(this.fallbackTimeout) * 1000;
+          const dueMs = Math.max(
+            Number(earliest + BigInt(this.options.blockTimeSeconds ?? 0)) * 1000,
+            headSeenAtMs + waitMs,
+          );
+          if (dueMs > Date.now())
+            throw new NotYourTurnError(parent.header.number + 1n, BigInt(Math.ceil(dueMs / 1000)));
         }
         return {
           ...template,
@@ -157,25 +181,7 @@ export class PosEngine {
     const number = block.header.number;
     return {
       prepare: async (vm, parent, template) => {
-        const sealer = recoverSealer(block.header);
-        if (!sealer) throw new ConsensusError(number, "missing or invalid seal in extraData");
-        const miner = bytesToHex(block.header.coinbase.bytes);
-        if (sealer !== miner)
-          throw new ConsensusError(number, `sealed by ${sealer} but names ${miner} as miner`);
-        const active = await this.activeSet(vm, parent, template);
-        const problem = checkHeaderAttestation(block.header, parent.header, active, this.chainId);
-        if (problem) throw new ConsensusError(number, problem);
-        const order = slotOrder(active, this.epochLength, number);
-        const rank = order.indexOf(sealer);
-        if (rank < 0) throw new ConsensusError(number, `sealer ${sealer} is not in the active validator set`);
-        const earliest = earliestTimestamp(parent.header.timestamp, rank, this.fallbackTimeout);
-        if (block.header.timestamp < earliest) {
-          throw new ConsensusError(
-            number,
-            `sealer ${sealer} is fallback ${rank} of slot (scheduled ${order[0]}) and may not seal before ${earliest}, block time ${block.header.timestamp}`,
-          );
-        }
-        slot = { proposer: sealer, missed: order.slice(0, rank) };
+        slot = await this.checkSlot(vm, parent, block);
         return {
           ...template,
           coinbase: block.header.coinbase.bytes,
@@ -189,12 +195,44 @@ export class PosEngine {
       },
       seal: (rebuilt) => {
         if (!equalsBytes(rebuilt.hash(), sealHash(block.header))) {
-          throw new ConsensusError(number, describeMismatch(rebuilt, block));
+          throw new ConsensusError(number, describeMismatch(rebuilt, block), "execution");
         }
         this.rememberActiveSet(rebuilt, endSet);
         return block;
       },
     };
+  }
+
+  /**
+   * Checks that `block`'s seal recovers to its miner, an active validator (read from `parent`'s state,
+   * on which `vm` stands) whose turn had come by the block's timestamp: the scheduled one, or a
+   * fallback after its rank's timeouts; and that the attestation in its header, if any, holds. Returns
+   * the slot (proposer, the ranks it skipped, the size of the order); throws {@link ConsensusError}
+   * otherwise.
+   */
+  async checkSlot(vm: VM, parent: Block, block: Block): Promise<Slot> {
+    const number = block.header.number;
+    const sealer = recoverSealer(block.header);
+    if (!sealer) throw new ConsensusError(number, "missing or invalid seal in extraData");
+    const miner = bytesToHex(block.header.coinbase.bytes);
+    if (sealer !== miner) throw new ConsensusError(number, `sealed by ${sealer} but names ${miner} as miner`);
+    const active = await this.activeSet(vm, parent, {
+      timestamp: block.header.timestamp,
+      coinbase: block.header.coinbase.bytes,
+    });
+    const problem = checkHeaderAttestation(block.header, parent.header, active, this.chainId);
+    if (problem) throw new ConsensusError(number, problem);
+    const order = slotOrder(active, this.epochLength, number);
+    const rank = order.indexOf(sealer);
+    if (rank < 0) throw new ConsensusError(number, `sealer ${sealer} is not in the active validator set`);
+    const earliest = earliestTimestamp(parent.header.timestamp, rank, this.fallbackTimeout);
+    if (block.header.timestamp < earliest) {
+      throw new ConsensusError(
+        number,
+        `sealer ${sealer} is fallback ${rank} of slot (scheduled ${order[0]}) and may not seal before ${earliest}, block time ${block.header.timestamp}`,
+      );
+    }
+    return { proposer: sealer, missed: order.slice(0, rank), setSize: order.length };
   }
 
   /**

@@ -1,8 +1,12 @@
-/** Raised when a block fails consensus verification; the message says why. */
+/**
+ * Raised when a block fails consensus verification; the message says why. `kind` tells a bad seal or
+ * slot (`seal`) from a header that re-execution does not reproduce (`execution`).
+ */
 export class ConsensusError extends Error {
   constructor(
     readonly blockNumber: bigint,
     readonly reason: string,
+    readonly kind: "seal" | "execution" = "seal",
   ) {
     super(`block ${blockNumber} rejected: ${reason}`);
   }

@@ -1,10 +1,9 @@
 import { type Block, createBlockFromRLP } from "@ethereumjs/block";
-import { bytesToHex, equalsBytes, hexToBytes } from "@ethereumjs/util";
+import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import type { Logger } from "pino";
+import type { BlockVerifier } from "../chain/block-verifier.js";
 import type { Chain } from "../chain/chain.js";
-import type { PosEngine } from "../consensus/engine.js";
 import { ConsensusError } from "../consensus/errors.js";
-import type { BlockExecutor, BuiltBlock, Candidate } from "../execution/block-executor.js";
 import type { TxPool } from "../txpool/tx-pool.js";
 import type { SourceClient } from "./source-client.js";
 
@@ -22,9 +21,9 @@ export interface RejectedBlock {
 
 /**
  * Follows another node: catches up over JSON-RPC (`debug_getRawBlock` in batches), then follows its
- * `newHeads` over WebSocket. Every block is verified before it is committed: it must extend the
- * local head, carry the seal of the validator whose turn it was (proof-of-stake networks), and
- * re-execute to the very same header (state root, receipts, gas). A block that fails is rejected
+ * `newHeads` over WebSocket. Every block is verified by the node's {@link BlockVerifier} before it is
+ * committed: it must extend the local head, carry the seal of the validator whose turn it was
+ * (proof-of-stake networks), and re-execute to the very same header (state root, receipts, gas). A block that fails is rejected
  * with a logged reason; the follower keeps its last good head and does not advance past it.
  */
 export class Follower {
@@ -38,8 +37,7 @@ export class Follower {
   constructor(
     private readonly chain: Chain,
     private readonly pool: TxPool,
-    private readonly executor: BlockExecutor,
-    private readonly engine: PosEngine | undefined,
+    private readonly verifier: BlockVerifier,
     private readonly source: SourceClient,
     private readonly log: Logger,
   ) {}
@@ -82,51 +80,17 @@ export class Follower {
   }
 
   /**
-   * Verifies `block` on top of the local head and commits it. Throws {@link ConsensusError} (and
-   * leaves the head unchanged) when it does not verify.
+   * Verifies `block` on top of the local head ({@link BlockVerifier}) and commits it. Throws
+   * {@link ConsensusError} (and leaves the head unchanged) when it does not verify.
    */
   async importBlock(block: Block): Promise<void> {
-    const parent = this.chain.head;
-    const number = block.header.number;
-    if (number !== parent.header.number + 1n || !equalsBytes(block.header.parentHash, parent.hash())) {
-      throw new ConsensusError(
-        number,
-        `does not extend the local head ${parent.header.number} (${bytesToHex(parent.hash())})`,
-      );
+    const verdict = await this.verifier.verify(block);
+    if (!verdict.ok) {
+      if (verdict.kind === "known") return;
+      throw new ConsensusError(block.header.number, verdict.reason);
     }
-    const built = await this.reexecute(parent, block);
-    await this.chain.commit(built);
-    await this.pool.onNewHead(built, []);
-  }
-
-  private async reexecute(parent: Block, block: Block): Promise<BuiltBlock> {
-    const number = block.header.number;
-    let candidates: Candidate[];
-    try {
-      candidates = block.transactions.map((tx) => {
-        const senderAddress = tx.getSenderAddress();
-        return { tx, senderAddress, sender: senderAddress.toString() };
-      });
-    } catch (error) {
-      throw new ConsensusError(number, `invalid transaction signature: ${(error as Error).message}`);
-    }
-    const built = await this.executor.build(parent, candidates, {
-      timestamp: block.header.timestamp,
-      coinbase: block.header.coinbase.bytes,
-      extraData: block.header.extraData,
-      ...(this.engine ? { hooks: this.engine.replayHooks(block) } : {}),
-    });
-    if (built.rejected.length > 0) {
-      const { tx, error } = built.rejected[0]!;
-      throw new ConsensusError(
-        number,
-        `transaction ${bytesToHex(tx.hash())} does not apply: ${error.message}`,
-      );
-    }
-    if (!this.engine && !equalsBytes(built.block.hash(), block.hash())) {
-      throw new ConsensusError(number, "re-execution gives another block");
-    }
-    return built;
+    await this.chain.commit(verdict.built);
+    await this.pool.onNewHead(verdict.built, []);
   }
 
   private async connect(): Promise<void> {

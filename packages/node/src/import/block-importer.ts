@@ -1,14 +1,11 @@
 import { type Block, createBlockFromRLP } from "@ethereumjs/block";
 import { RLP } from "@ethereumjs/rlp";
-import { bytesToBigInt, bytesToHex, equalsBytes } from "@ethereumjs/util";
-import type { PostByzantiumTxReceipt, RunBlockResult } from "@ethereumjs/vm";
-import { createVM, runBlock } from "@ethereumjs/vm";
-import { MAX_EXTRA_DATA } from "../consensus/attestation.js";
+import { bytesToBigInt, bytesToHex } from "@ethereumjs/util";
+import { BlockVerifier } from "../chain/block-verifier.js";
 import type { PosEngine } from "../consensus/engine.js";
-import { BlockExecutor, type BuiltBlock } from "../execution/block-executor.js";
-import type { StoredReceipt } from "../storage/records.js";
+import { BlockExecutor } from "../execution/block-executor.js";
 import { ImportError } from "./errors.js";
-import { firstLine, headerViolation } from "./header-rules.js";
+import { firstLine } from "./header-rules.js";
 import type { OpenedChain } from "./open-chain.js";
 
 /** What happened to one block offered to {@link BlockImporter.import}. */
@@ -16,27 +13,21 @@ export type ImportOutcome = "imported" | "known";
 
 /**
  * Imports externally produced blocks onto the canonical chain: each block is decoded under the rules
- * of its fork, checked against its parent ({@link headerViolation}), executed, and its state root,
- * receipts root, logs bloom, gas used, requests hash, transactions and withdrawals roots compared
- * with its header, before it is committed with its receipts in one storage transaction. A block that
- * fails any check raises an {@link ImportError} and nothing of it is written. A block that is
- * already canonical is skipped, so importing the same file twice is harmless.
- *
- * On a Strata proof-of-stake network (given its `engine`) blocks carry 97 bytes of extraData
- * (vanity and seal) and are re-executed as the follower does, through the engine's replay hooks: the
- * system calls run around the transactions, the sealer must be the validator whose turn it was, and
- * the rebuilt block must equal the sealed one in every field the seal covers.
+ * of its fork and checked by the node's one {@link BlockVerifier} (parent, header rules, seal and
+ * schedule on a proof-of-stake network, re-execution to the very same header) before it is committed
+ * with its receipts in one storage transaction. A block that fails any check raises an
+ * {@link ImportError} and nothing of it is written. A block that is already canonical is skipped, so
+ * importing the same file twice is harmless.
  */
 export class BlockImporter {
-  private readonly executor: BlockExecutor | undefined;
+  private readonly verifier: BlockVerifier;
 
   constructor(
     private readonly opened: OpenedChain,
     private readonly engine?: PosEngine,
   ) {
-    this.executor = engine
-      ? new BlockExecutor(opened.common, opened.chain.states, opened.trieDb, opened.chainView)
-      : undefined;
+    const executor = new BlockExecutor(opened.common, opened.chain.states, opened.trieDb, opened.chainView);
+    this.verifier = new BlockVerifier(opened.chain, executor, opened.trieDb, opened.chainView, engine);
   }
 
   /** Decodes one RLP block under the rules of its own fork. */
@@ -58,103 +49,19 @@ export class BlockImporter {
 
   /** Verifies, executes and commits `block` as the new head. */
   async import(block: Block): Promise<ImportOutcome> {
-    const { chain, trieDb } = this.opened;
-    const number = block.header.number;
-    const known = chain.store.canonicalHash(number);
-    if (known && equalsBytes(known, block.hash())) return "known";
-    if (number === 0n) throw new ImportError("genesis block does not match the datadir's genesis", number);
-    if (number <= chain.head.header.number) {
-      throw new ImportError(
-        `conflicts with the stored canonical block ${bytesToHex(known!)} (reorganisations are not imported)`,
-        number,
-      );
+    const verdict = await this.verifier.verify(block);
+    if (verdict.ok) {
+      await this.opened.chain.commit(verdict.built);
+      return "imported";
     }
-    const parent = chain.store.blockByHash(block.header.parentHash);
-    if (!parent || !equalsBytes(parent.hash(), chain.head.hash())) {
-      throw new ImportError(
-        `unknown parent ${bytesToHex(block.header.parentHash)} (the head is block ${chain.head.header.number})`,
-        number,
-      );
-    }
-    const maxExtraData = this.engine ? MAX_EXTRA_DATA : undefined;
-    const violation = headerViolation(block, parent.header, maxExtraData);
-    if (violation) throw new ImportError(violation, number);
-    let built: BuiltBlock;
-    try {
-      built = this.engine
-        ? await this.replaySealed(block, parent, this.engine)
-        : await this.executePlain(block, parent);
-    } catch (error) {
-      trieDb.drain();
-      throw error instanceof ImportError ? error : new ImportError(firstLine(error), number);
-    }
-    await chain.commit(built);
-    return "imported";
+    if (verdict.kind === "known") return "known";
+    // A block whose stored parent is not the head is reported as not extending the head's chain.
+    const reason =
+      verdict.kind === "not-head-child"
+        ? `unknown parent ${bytesToHex(block.header.parentHash)} (the head is block ${this.opened.chain.head.header.number})`
+        : verdict.reason;
+    throw new ImportError(reason, block.header.number);
   }
-
-  private async executePlain(block: Block, parent: Block): Promise<BuiltBlock> {
-    const result = await this.execute(block, parent);
-    return {
-      block,
-      receipts: storedReceipts(block, result),
-      stateWrites: this.opened.trieDb.drain(),
-      rejected: [],
-    };
-  }
-
-  /** Re-executes a sealed proof-of-stake block through the engine; the engine's seal hook verifies it. */
-  private async replaySealed(block: Block, parent: Block, engine: PosEngine): Promise<BuiltBlock> {
-    const number = block.header.number;
-    const candidates = block.transactions.map((tx) => {
-      const senderAddress = tx.getSenderAddress();
-      return { tx, senderAddress, sender: senderAddress.toString() };
-    });
-    const built = await this.executor!.build(parent, candidates, {
-      timestamp: block.header.timestamp,
-      coinbase: block.header.coinbase.bytes,
-      extraData: block.header.extraData,
-      hooks: engine.replayHooks(block),
-    });
-    const rejected = built.rejected[0];
-    if (rejected) {
-      throw new ImportError(
-        `transaction ${bytesToHex(rejected.tx.hash())} does not apply: ${firstLine(rejected.error)}`,
-        number,
-      );
-    }
-    return built;
-  }
-
-  private async execute(block: Block, parent: Block): Promise<RunBlockResult> {
-    const { chain, common, chainView } = this.opened;
-    const rules = common.copy();
-    rules.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
-    const vm = await createVM({
-      common: rules,
-      stateManager: chain.states.at(parent.header.stateRoot, "map"),
-      blockchain: chainView,
-    });
-    return runBlock(vm, { block, setHardfork: true, skipHeaderValidation: true, generate: false });
-  }
-}
-
-function storedReceipts(block: Block, result: RunBlockResult): StoredReceipt[] {
-  return block.transactions.map((tx, index) => {
-    const receipt = result.receipts[index] as PostByzantiumTxReceipt & { stateRoot?: Uint8Array };
-    const txResult = result.results[index]!;
-    return {
-      type: tx.type,
-      // Receipts before Byzantium carry a post-state root instead of a status; those transactions count as successful.
-      status: receipt.stateRoot !== undefined ? 1 : receipt.status,
-      cumulativeGasUsed: receipt.cumulativeBlockGasUsed,
-      gasUsed: txResult.totalGasSpent,
-      logs: receipt.logs.map(([address, topics, data]) => ({ address, topics, data })),
-      sender: tx.getSenderAddress().bytes,
-      contractAddress: txResult.createdAddress?.bytes,
-      txHash: tx.hash(),
-      ...(receipt.stateRoot === undefined ? {} : { postState: receipt.stateRoot }),
-    };
-  });
 }
 
 /** The number field of an RLP block's header, when the block is at least that well formed. */

@@ -12,6 +12,8 @@ export interface NodeGaugeSources {
   subscriptions(): number;
   /** eth_calls handed to worker threads since the start. */
   workerCalls(): number;
+  /** Peers that passed the p2p status handshake. */
+  peers(): number;
 }
 
 /** Upper bounds of the RPC latency buckets, seconds. */
@@ -47,6 +49,7 @@ export class NodeMetrics {
     );
     gauge("strata_ws_connections", "Open WebSocket connections", () => sources.wsConnections());
     gauge("strata_ws_subscriptions", "Active eth_subscribe subscriptions", () => sources.subscriptions());
+    gauge("strata_p2p_peers", "Connected peers that passed the status handshake", () => sources.peers());
     new Counter({
       name: "strata_call_worker_calls_total",
       help: "eth_calls run on worker threads",

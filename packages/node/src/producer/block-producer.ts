@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Block } from "@ethereumjs/block";
 import type { Logger } from "pino";
 import type { Chain } from "../chain/chain.js";
 import type { MiningMode } from "../config/node-config.js";
@@ -16,6 +17,12 @@ export interface ProducerOptions {
   /** Proof-of-stake engine that picks the proposer and seals; without it blocks carry `coinbase` and no seal. */
   readonly engine?: PosEngine;
 }
+
+/** Asked before each interval block: false holds production (a node catching up with its peers). */
+export type ProposeGate = () => boolean;
+
+/** How often a validator among others checks whether its turn has come, in interval mode. */
+const VALIDATOR_TICK_MS = 250;
 
 /** Longest an instant-mode block waits for more transactions when they arrive faster than blocks are built. */
 const MAX_GATHER_MS = 50;
@@ -40,12 +47,18 @@ export class BlockProducer {
   private upcoming: { promise: Promise<void>; resolve: () => void } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
+  private unsubscribeHead: (() => void) | undefined;
   private nextTimestamp: bigint | undefined;
   /** Seconds added to the wall clock for block timestamps (dev: `evm_increaseTime`). */
   private timeOffset = 0n;
   private automine: boolean;
   private intervalMs: number;
   private stopped = true;
+  private gate: ProposeGate | undefined;
+  /** When the current head was adopted (interval mode), for fallback timeouts. */
+  private headSeenAtMs = 0;
+  /** The head on which this validator's turn has not come yet, and when it comes. */
+  private waiting: { readonly parent: Block; readonly notBefore: bigint } | undefined;
 
   constructor(
     private readonly chain: Chain,
@@ -65,6 +78,10 @@ export class BlockProducer {
       if (this.automine) this.schedule();
     });
     if (this.automine && this.pool.size > 0) this.schedule();
+    this.headSeenAtMs = Date.now();
+    this.unsubscribeHead = this.chain.events.on("newHead", () => {
+      this.headSeenAtMs = Date.now();
+    });
     this.startTimer();
   }
 
@@ -72,6 +89,7 @@ export class BlockProducer {
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe?.();
+    this.unsubscribeHead?.();
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.queue.catch(() => {});
@@ -99,6 +117,42 @@ export class BlockProducer {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     if (!this.stopped) this.startTimer();
+  }
+
+  /**
+   * Runs `task` between block builds, so that no block is built or committed meanwhile: blocks from
+   * peers are verified and committed through here.
+   */
+  exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /** Holds interval production while `gate` says no (the p2p network while the node catches up). */
+  setProposeGate(gate: ProposeGate): void {
+    this.gate = gate;
+  }
+
+  private tick(): void {
+    if (this.gate && !this.gate()) {
+      this.log.debug("not proposing while catching up with peers");
+      return;
+    }
+    const head = this.chain.head;
+    const waiting = this.waiting;
+    if (waiting && waiting.parent === head && BigInt(Math.floor(Date.now() / 1000)) < waiting.notBefore)
+      return;
+    void this.mine(1).catch((error: unknown) => {
+      // A validator waiting for its turn (or another validator's block) is not an error.
+      if (error instanceof NotYourTurnError) {
+        this.waiting = { parent: head, notBefore: error.notBefore };
+        this.log.debug(
+          { number: Number(head.header.number) + 1, notBefore: Number(error.notBefore) },
+          "waiting for turn",
+        );
+      } else this.log.warn({ err: error }, "block production failed");
+    });
   }
 
   /** Sets the timestamp of the next block (dev networks); later blocks continue from it. */
@@ -174,14 +228,10 @@ export class BlockProducer {
 
   private startTimer(): void {
     if (this.intervalMs <= 0) return;
-    this.timer = setInterval(
-      () =>
-        void this.mine(1).catch((error: unknown) => {
-          // A validator waiting for its turn (or another validator's block) is not an error.
-          if (!(error instanceof NotYourTurnError)) this.log.warn({ err: error }, "block production failed");
-        }),
-      this.intervalMs,
-    );
+    // A validator among others looks often whether its slot (or a fallback's) has come, since
+    // another validator's block may arrive at any moment; a lone producer ticks every interval.
+    const tickMs = this.options.engine?.waitsForTurn ? VALIDATOR_TICK_MS : this.intervalMs;
+    this.timer = setInterval(() => this.tick(), tickMs);
   }
 
   private schedule(): void {
@@ -235,7 +285,7 @@ export class BlockProducer {
     const timestamp = this.pendingTimestamp();
     this.nextTimestamp = undefined;
     const edits = this.edits.take();
-    const hooks = this.options.engine?.producerHooks();
+    const hooks = this.options.engine?.producerHooks(this.headSeenAtMs);
     const built = await this.executor
       .build(parent, this.pool.executable(baseFee), {
         timestamp,

@@ -132,29 +132,58 @@ export class ChainStore {
   async commitBlock(commit: BlockCommit): Promise<void> {
     const { block } = commit;
     const hash = block.hash();
+    const receipts = encodeReceipts(commit.receipts);
     const ops: WriteOp[] = [...commit.stateWrites];
     ops.push({ bucket: "blocks", key: hash, value: block.serialize() });
-    const receipts = encodeReceipts(commit.receipts);
     ops.push({ bucket: "receipts", key: hash, value: receipts });
-    ops.push(...logIndexWrites(block.header.number, commit.receipts));
-    ops.push(...addressIndexWrites(block, commit.receipts));
-    block.transactions.forEach((tx, index) => {
-      ops.push({ bucket: "txIndex", key: tx.hash(), value: encodeTxLocation({ blockHash: hash, index }) });
-    });
-    ops.push({
-      bucket: "canonical",
-      key: numberKey(block.header.number),
-      value: encodeCanonical(hash, block.header.timestamp),
-    });
+    ops.push(...canonicalWrites(block, commit.receipts));
     ops.push({ bucket: "meta", key: HEAD_KEY, value: hash });
     if (commit.checkpoints) {
       ops.push({ bucket: "meta", key: JUSTIFIED_KEY, value: commit.checkpoints.justified });
       ops.push({ bucket: "meta", key: FINALIZED_KEY, value: commit.checkpoints.finalized });
     }
     await this.kv.commit(ops);
-    const key = Buffer.from(hash).toString("hex");
-    this.remember(key, block);
-    this.receiptsCache.set(key, commit.receipts, { size: Math.max(1, receipts.length) });
+    this.cacheBlock(block, commit.receipts, receipts.length);
+  }
+
+  /**
+   * Writes a block of a competing branch with its receipts and state, leaving the canonical chain
+   * and its indexes as they are (fork choice may make it canonical later, {@link switchBranch}).
+   */
+  async storeSideBlock(commit: BlockCommit): Promise<void> {
+    const { block } = commit;
+    const hash = block.hash();
+    const receipts = encodeReceipts(commit.receipts);
+    await this.kv.commit([
+      ...commit.stateWrites,
+      { bucket: "blocks", key: hash, value: block.serialize() },
+      { bucket: "receipts", key: hash, value: receipts },
+    ]);
+    this.cacheBlock(block, commit.receipts, receipts.length);
+  }
+
+  /**
+   * Makes another branch canonical in one transaction: the indexes of the `removed` blocks (the old
+   * branch above the common ancestor) are deleted, those of the `added` blocks (stored before,
+   * ancestor first) written, and the head (and the checkpoints, when given) set.
+   */
+  async switchBranch(
+    removed: readonly Block[],
+    added: readonly Block[],
+    checkpoints?: { readonly justified: Uint8Array; readonly finalized: Uint8Array },
+  ): Promise<void> {
+    const ops: WriteOp[] = [];
+    for (const block of removed) {
+      for (const op of canonicalWrites(block, this.receipts(block.hash()) ?? []))
+        ops.push({ ...op, value: null });
+    }
+    for (const block of added) ops.push(...canonicalWrites(block, this.receipts(block.hash()) ?? []));
+    ops.push({ bucket: "meta", key: HEAD_KEY, value: added[added.length - 1]!.hash() });
+    if (checkpoints) {
+      ops.push({ bucket: "meta", key: JUSTIFIED_KEY, value: checkpoints.justified });
+      ops.push({ bucket: "meta", key: FINALIZED_KEY, value: checkpoints.finalized });
+    }
+    await this.kv.commit(ops);
   }
 
   /** Canonical blocks in `[from, to]` that may hold logs matching `criteria`, ascending (from the log index). */
@@ -187,6 +216,12 @@ export class ChainStore {
     return this.kv.close();
   }
 
+  private cacheBlock(block: Block, receipts: readonly StoredReceipt[], storedBytes: number): void {
+    const key = Buffer.from(block.hash()).toString("hex");
+    this.remember(key, block);
+    this.receiptsCache.set(key, receipts, { size: Math.max(1, storedBytes) });
+  }
+
   private remember(key: string, block: Block): void {
     if (this.cache.size >= ChainStore.CACHE_SIZE) {
       const oldest = this.cache.keys().next().value;
@@ -194,4 +229,22 @@ export class ChainStore {
     }
     this.cache.set(key, block);
   }
+}
+
+/** The index entries that make `block` canonical: its number, its transactions, logs and addresses. */
+function canonicalWrites(block: Block, receipts: readonly StoredReceipt[]): WriteOp[] {
+  const hash = block.hash();
+  const ops: WriteOp[] = [
+    ...logIndexWrites(block.header.number, receipts),
+    ...addressIndexWrites(block, receipts),
+  ];
+  block.transactions.forEach((tx, index) => {
+    ops.push({ bucket: "txIndex", key: tx.hash(), value: encodeTxLocation({ blockHash: hash, index }) });
+  });
+  ops.push({
+    bucket: "canonical",
+    key: numberKey(block.header.number),
+    value: encodeCanonical(hash, block.header.timestamp),
+  });
+  return ops;
 }

@@ -12,11 +12,11 @@ export const BUCKETS = [
 /** One of {@link BUCKETS}. */
 export type Bucket = (typeof BUCKETS)[number];
 
-/** One write of an atomic commit. */
+/** One write of an atomic commit; a `null` value deletes the key. */
 export interface WriteOp {
   readonly bucket: Bucket;
   readonly key: Uint8Array;
-  readonly value: Uint8Array;
+  readonly value: Uint8Array | null;
 }
 
 /**

@@ -50,7 +50,11 @@ export class LmdbKV implements KVStore {
 
   async commit(ops: readonly WriteOp[]): Promise<void> {
     await this.root.transaction(() => {
-      for (const op of ops) this.dbs.get(op.bucket)!.put(op.key, op.value);
+      for (const op of ops) {
+        const db = this.dbs.get(op.bucket)!;
+        if (op.value === null) db.remove(op.key);
+        else db.put(op.key, op.value);
+      }
     });
     if (this.durableCommits) await this.root.flushed;
   }

@@ -17,7 +17,11 @@ export class MemoryKV implements KVStore {
   }
 
   async commit(ops: readonly WriteOp[]): Promise<void> {
-    for (const op of ops) this.buckets.get(op.bucket)!.set(bytesToHex(op.key), op.value);
+    for (const op of ops) {
+      const bucket = this.buckets.get(op.bucket)!;
+      if (op.value === null) bucket.delete(bytesToHex(op.key));
+      else bucket.set(bytesToHex(op.key), op.value);
+    }
   }
 
   async close(): Promise<void> {}

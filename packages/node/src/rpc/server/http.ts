@@ -35,6 +35,8 @@ export class HttpRpcServer {
     private readonly metrics?: MetricsEndpoint,
     /** API keys and rate limits; without one every request is answered (the default). */
     private readonly gate?: RequestGate,
+    /** What `GET /health` answers (JSON): head, peers, sync state. */
+    private readonly health?: () => unknown,
   ) {
     this.server = createServer(
       { keepAliveTimeout: 5_000, headersTimeout: 10_000, requestTimeout: 30_000 },
@@ -77,6 +79,14 @@ export class HttpRpcServer {
     const path = url === "/" ? url : url.split("?")[0];
     if (path === "/metrics" && this.metrics !== undefined && req.method === "GET") {
       this.serveMetrics(res, this.metrics);
+      return;
+    }
+    if (path === "/health" && this.health !== undefined && req.method === "GET") {
+      res.writeHead(200, {
+        "Content-Type": "application/json",
+        "Access-Control-Allow-Origin": this.options.corsOrigin,
+      });
+      res.end(JSON.stringify(this.health()));
       return;
     }
     if (path !== "/") {

@@ -45,6 +45,10 @@ export class SubscriptionManager {
   ) {
     this.unsubscribeChain = [
       chain.events.on("newHead", (head) => this.onNewHead(head)),
+      chain.events.on("reorg", ({ removed }) => {
+        // Logs of dropped blocks are sent again with removed: true, newest block first (as geth).
+        for (const head of [...removed].reverse()) this.notifyLogs(head, true);
+      }),
       chain.events.on("pendingTransaction", (tx) => this.onPendingTransaction(tx)),
     ];
   }
@@ -103,9 +107,13 @@ export class SubscriptionManager {
       const header = JSON.stringify(formatHeader(block.header));
       for (const subscription of heads) this.notify(subscription, header);
     }
+    this.notifyLogs({ block, receipts }, false);
+  }
+
+  private notifyLogs({ block, receipts }: NewHead, removed: boolean): void {
     const logSubscribers = this.byKind.get("logs")!;
     if (logSubscribers.size === 0 || receipts.every((r) => r.logs.length === 0)) return;
-    const logs = formatLogsOf(block, receipts);
+    const logs = formatLogsOf(block, receipts).map((log) => (removed ? { ...log, removed: true } : log));
     const serialized = logs.map((log) => JSON.stringify(log));
     for (const subscription of logSubscribers) {
       logs.forEach((log, i) => {
