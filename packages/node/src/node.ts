@@ -167,20 +167,6 @@ export async function createNode(
     },
     logger.child({ module: "producer" }),
   );
-  // `pending` is built on its own trie node database over the same store: nothing it writes is kept.
-  const scratchTrieDb = new TrieDatabase(kv);
-  const scratchStates = new StateFactory(scratchTrieDb, common);
-  const pending = new PendingBlocks({
-    chain,
-    pool,
-    producer,
-    executor: new BlockExecutor(common, scratchStates, scratchTrieDb, chainView),
-    scratchState: (root) => scratchStates.at(root, "lru"),
-    coinbase: new Uint8Array(20),
-    ...(engine ? { engine } : {}),
-  });
-  const stateAt = (block: Block) => pending.stateOf(block) ?? chain.stateAt(block);
-  const isLocal = (block: Block) => pending.stateOf(block) !== undefined;
   const devAccounts = deriveDevAccounts(config.network);
   const verifier = new BlockVerifier(chain, executor, trieDb, chainView, engine);
   const senderRecovery = SenderRecovery.shared();
@@ -236,9 +222,25 @@ export async function createNode(
           config.rpc.callWorkers,
           logger.child({ module: "calls" }),
         );
+  // `pending` is built on its own trie node database over the same store: nothing it writes is kept.
+  const scratchTrieDb = new TrieDatabase(kv);
+  const scratchStates = new StateFactory(scratchTrieDb, common);
+  const pending = new PendingBlocks({
+    chain,
+    pool,
+    producer,
+    executor: new BlockExecutor(common, scratchStates, scratchTrieDb, chainView),
+    scratchState: (root) => scratchStates.at(root, "lru"),
+    coinbase: new Uint8Array(20),
+    ...(engine ? { engine } : {}),
+    // With execution workers the pending block is made there: this thread runs none of its transactions.
+    ...(callWorkers ? { offload: callWorkers } : {}),
+    timeoutMs: config.rpc.evmTimeoutMs,
+  });
+  const stateAt = (block: Block) => pending.stateOf(block) ?? chain.stateAt(block);
   const calls = new CallExecutor(common, stateAt, chainView, config.rpc.gasCap, config.rpc.maxQueueWaitMs, {
     timeoutMs: config.rpc.evmTimeoutMs,
-    isLocal,
+    pending,
     ...(callWorkers ? { offload: callWorkers } : {}),
   });
   const tracing = new TracingService(

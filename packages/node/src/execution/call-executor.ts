@@ -8,6 +8,7 @@ import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
 import type { CallRequest } from "@strata/protocol";
 import { keccak256 } from "../crypto/keccak.js";
 import { BusyError, ExecutionError, RevertError, RunStoppedError } from "../errors/domain-errors.js";
+import type { PendingContext } from "../producer/pending-execution.js";
 import { callRequestTransaction } from "./call-request-tx.js";
 import { type CallResult, CallResultCache } from "./call-result-cache.js";
 import type { ChainView } from "./chain-view.js";
@@ -38,17 +39,41 @@ export interface AccessListOutcome {
   readonly error?: string;
 }
 
-/** Somewhere else `eth_call` can run (worker threads); undefined when it cannot take this one. */
+/**
+ * Somewhere else `eth_call` can run (worker threads); undefined when it cannot take this one.
+ * `pending` is given when `block` is the pending block, which the other side makes from it.
+ */
 export interface CallOffload {
-  call(request: CallRequest, block: Block, limit: RunLimit): Promise<CallResult | undefined>;
+  call(
+    request: CallRequest,
+    block: Block,
+    limit: RunLimit,
+    pending?: PendingContext,
+  ): Promise<CallResult | undefined>;
   /** The estimate of `request` at `block` run elsewhere; undefined when it cannot take this one. */
-  estimateGas(request: CallRequest, block: Block, limit: RunLimit): Promise<bigint | undefined>;
+  estimateGas(
+    request: CallRequest,
+    block: Block,
+    limit: RunLimit,
+    pending?: PendingContext,
+  ): Promise<bigint | undefined>;
   /** The access list of `request` at `block` built elsewhere; undefined when it cannot take this one. */
   createAccessList(
     request: CallRequest,
     block: Block,
     limit: RunLimit,
+    pending?: PendingContext,
   ): Promise<AccessListOutcome | undefined>;
+}
+
+/** The pending blocks calls may name (see {@link PendingBlocks}). */
+export interface PendingCallBlocks {
+  /** What another thread needs to make `block` when it is a pending block; undefined for a stored block. */
+  contextOf(block: Block): PendingContext | undefined;
+  /** Whether outcomes in `block` depend on more than its hash (a stand-in for a pending block made elsewhere). */
+  isStandIn(block: Block): boolean;
+  /** The block to run in on this thread when no other thread takes the run. */
+  localBlock(block: Block): Promise<Block>;
 }
 
 /** Options of a {@link CallExecutor}. */
@@ -59,8 +84,8 @@ export interface CallExecutorOptions {
   readonly offload?: CallOffload;
   /** Wall-clock time a call, estimate or access list may take (default: no limit). */
   readonly timeoutMs?: number;
-  /** Blocks only this thread can see (the pending block): calls on them are not offloaded. */
-  readonly isLocal?: (block: Block) => boolean;
+  /** The pending blocks: calls in them are offloaded with the context that makes them. */
+  readonly pending?: PendingCallBlocks;
 }
 
 const CALL_STIPEND = 2300n;
@@ -85,7 +110,7 @@ export class CallExecutor {
   private lock: Promise<unknown> = Promise.resolve();
   private readonly results: CallResultCache | undefined;
   private readonly offload: CallOffload | undefined;
-  private readonly isLocal: ((block: Block) => boolean) | undefined;
+  private readonly pending: PendingCallBlocks | undefined;
   private readonly timeoutMs: number;
 
   constructor(
@@ -99,7 +124,7 @@ export class CallExecutor {
   ) {
     this.results = options.cacheResults === false ? undefined : new CallResultCache();
     this.offload = options.offload;
-    this.isLocal = options.isLocal;
+    this.pending = options.pending;
     this.timeoutMs = options.timeoutMs ?? Number.POSITIVE_INFINITY;
   }
 
@@ -111,13 +136,16 @@ export class CallExecutor {
    */
   async call(request: CallRequest, block: Block, caller?: CancelSource): Promise<Uint8Array> {
     const blockHash = block.hash();
-    let outcome = this.results?.get(blockHash, request);
+    // A stand-in's hash does not name its state (the pool's transactions): its outcomes are not kept.
+    const results = this.pending?.isStandIn(block) ? undefined : this.results;
+    let outcome = results?.get(blockHash, request);
     if (!outcome) {
       const limit = runLimit(this.timeoutMs, caller?.signal);
       checkRunLimit(limit);
-      const offload = this.isLocal?.(block) ? undefined : this.offload;
-      outcome = (await offload?.call(request, block, limit)) ?? (await this.execute(request, block, limit));
-      this.results?.set(blockHash, request, outcome);
+      outcome =
+        (await this.offload?.call(request, block, limit, this.pending?.contextOf(block))) ??
+        (await this.execute(request, await this.localBlock(block), limit));
+      results?.set(blockHash, request, outcome);
     }
     if ("error" in outcome) throw outcome.error;
     return outcome.ok;
@@ -142,8 +170,12 @@ export class CallExecutor {
   /** Finds the smallest gas limit (within 1.5 %) with which `request` succeeds, by binary search as geth does. */
   async estimateGas(request: CallRequest, block: Block, caller?: CancelSource): Promise<bigint> {
     const limit = callerLimit(this.timeoutMs, caller);
-    const offloaded = await this.offload?.estimateGas(request, block, limit);
+    const offloaded = await this.offload?.estimateGas(request, block, limit, this.pending?.contextOf(block));
     if (offloaded !== undefined) return offloaded;
+    return this.estimateHere(request, await this.localBlock(block), limit);
+  }
+
+  private async estimateHere(request: CallRequest, block: Block, limit: RunLimit): Promise<bigint> {
     let hi = this.capGas(request.gas ?? block.header.gasLimit, block);
     const feeCap = request.maxFeePerGas ?? request.gasPrice ?? 0n;
     if (feeCap > 0n && request.from) {
@@ -189,8 +221,21 @@ export class CallExecutor {
     caller?: CancelSource,
   ): Promise<AccessListOutcome> {
     const limit = callerLimit(this.timeoutMs, caller);
-    const offloaded = await this.offload?.createAccessList(request, block, limit);
+    const offloaded = await this.offload?.createAccessList(
+      request,
+      block,
+      limit,
+      this.pending?.contextOf(block),
+    );
     if (offloaded !== undefined) return offloaded;
+    return this.accessListHere(request, await this.localBlock(block), limit);
+  }
+
+  private async accessListHere(
+    request: CallRequest,
+    block: Block,
+    limit: RunLimit,
+  ): Promise<AccessListOutcome> {
     const gas = this.capGas(request.gas ?? this.gasCap, block);
     const traced = await this.run(request, block, gas, limit, true);
     const excluded = new Set<string>([
@@ -221,6 +266,11 @@ export class CallExecutor {
     if (!failure) return base;
     const reason = failure.error === "revert" ? revertMessage(withList.result) : failure.error;
     return { ...base, error: reason };
+  }
+
+  /** The block to run in on this thread: the built pending block for a stand-in, else `block`. */
+  private localBlock(block: Block): Promise<Block> {
+    return this.pending ? this.pending.localBlock(block) : Promise.resolve(block);
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { CallRequest } from "@strata/protocol";
 import type { NetworkFile } from "../config/network.js";
 import type { StopReason } from "../errors/domain-errors.js";
+import type { PendingContext } from "../producer/pending-execution.js";
 import type { HeavyTask } from "./heavy-tasks.js";
 import type { TraceLimits } from "./tracing/trace-options.js";
 import type { PostedError } from "./worker-errors.js";
@@ -55,11 +56,13 @@ interface JobBase {
   readonly postedAt: number;
 }
 
-/** One call for a worker: the request and the hash of the (stored) block it runs on. */
+/** One call for a worker: the request and the block it runs on (a stored one by hash, or the pending one). */
 export interface CallJob extends JobBase {
   readonly kind?: "call";
   readonly request: CallRequest;
   readonly blockHash: Uint8Array;
+  /** Set when the block is the pending block: the worker makes it from this. */
+  readonly pending?: PendingContext;
 }
 
 /** Any other heavy execution for a worker (estimate, trace, simulation, block build). */

@@ -3,6 +3,7 @@ import type { Block } from "@ethereumjs/block";
 import type { CallRequest } from "@strata/protocol";
 import type { Logger } from "pino";
 import { BusyError, ExecutionError, RevertError, runStopped } from "../errors/domain-errors.js";
+import type { PendingContext } from "../producer/pending-execution.js";
 import type { AccessListOutcome, CallOffload } from "./call-executor.js";
 import type { CallResult } from "./call-result-cache.js";
 import {
@@ -69,22 +70,40 @@ export class CallWorkerPool implements CallOffload {
    * Runs `request` at `block` on a worker within `limit`: its outcome, or undefined when no worker
    * can run it (none left after failures, or the worker cannot see the block) and the caller should
    * run it itself. When the limit's signal is aborted, the worker stops the call (it sees a shared flag).
+   * `pending` is given when `block` is the pending block: the worker makes that block from it.
    */
-  async call(request: CallRequest, block: Block, limit: RunLimit): Promise<CallResult | undefined> {
+  async call(
+    request: CallRequest,
+    block: Block,
+    limit: RunLimit,
+    pending?: PendingContext,
+  ): Promise<CallResult | undefined> {
     const answer = await this.post(limit, (id, timeoutMs, postedAt) => ({
       id,
       timeoutMs,
       postedAt,
       request,
       blockHash: block.hash(),
+      ...(pending ? { pending } : {}),
     }));
     return answer === undefined ? undefined : outcomeOf(answer);
   }
 
   /** Runs the estimate of `request` at `block` on a worker; undefined when no worker can run it. */
-  async estimateGas(request: CallRequest, block: Block, limit: RunLimit): Promise<bigint | undefined> {
+  async estimateGas(
+    request: CallRequest,
+    block: Block,
+    limit: RunLimit,
+    pending?: PendingContext,
+  ): Promise<bigint | undefined> {
     if (!this.hasWorkers()) return undefined;
-    const value = await this.run({ kind: "estimateGas", request, blockHash: block.hash() }, limit);
+    const task: HeavyTask = {
+      kind: "estimateGas",
+      request,
+      blockHash: block.hash(),
+      ...(pending ? { pending } : {}),
+    };
+    const value = await this.run(task, limit);
     return value as bigint | undefined;
   }
 
@@ -93,9 +112,16 @@ export class CallWorkerPool implements CallOffload {
     request: CallRequest,
     block: Block,
     limit: RunLimit,
+    pending?: PendingContext,
   ): Promise<AccessListOutcome | undefined> {
     if (!this.hasWorkers()) return undefined;
-    const value = await this.run({ kind: "createAccessList", request, blockHash: block.hash() }, limit);
+    const task: HeavyTask = {
+      kind: "createAccessList",
+      request,
+      blockHash: block.hash(),
+      ...(pending ? { pending } : {}),
+    };
+    const value = await this.run(task, limit);
     return value as AccessListOutcome | undefined;
   }
 

@@ -17,6 +17,7 @@ import {
   RevertError,
   RunStoppedError,
 } from "../errors/domain-errors.js";
+import { PendingBuilds } from "../producer/pending-builds.js";
 import { ChainStore } from "../storage/chain-store.js";
 import { LmdbKV } from "../storage/lmdb-kv.js";
 import { TrieDatabase } from "../storage/trie-db.js";
@@ -51,7 +52,17 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
   const states = new StateFactory(new TrieDatabase(kv), common);
   const store = new ChainStore(kv, common);
   const warm = new Map<string, MerkleStateManager>();
+  const chainView = new ChainView(store);
+  const pending = new PendingBuilds({
+    kv,
+    common,
+    network: settings.network,
+    chainView,
+    blockByHash: (hash) => store.blockByHash(hash),
+  });
   const stateAt = (block: Block): MerkleStateManager => {
+    const built = pending.stateOf(block);
+    if (built) return built;
     const root = Buffer.from(block.header.stateRoot).toString("hex");
     let state = warm.get(root);
     if (!state) {
@@ -61,7 +72,6 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
     }
     return state;
   };
-  const chainView = new ChainView(store);
   const executor = new CallExecutor(common, stateAt, chainView, settings.gasCap, settings.maxQueueWaitMs, {
     cacheResults: false,
   });
@@ -92,6 +102,7 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
     tracing,
     gasCap: settings.gasCap,
     evmTimeoutMs: settings.evmTimeoutMs,
+    pending,
   });
   await enforceRunLimits();
   let closing = false;
@@ -112,7 +123,7 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
       // The job may name a block committed after this thread's current read snapshot began.
       kv.refresh();
       const reply = await inTurn(job, settings.maxQueueWaitMs, cancels, (limit) =>
-        job.kind === "task" ? answerTask(job, tasks, limit) : answer(job, store, executor, limit),
+        job.kind === "task" ? answerTask(job, tasks, limit) : answer(job, store, pending, executor, limit),
       );
       running--;
       try {
@@ -162,12 +173,13 @@ async function answerTask(job: TaskJob, tasks: HeavyTaskRunner, limit: RunLimit)
 async function answer(
   job: CallJob,
   store: ChainStore,
+  pending: PendingBuilds,
   executor: CallExecutor,
   limit: RunLimit,
 ): Promise<CallWorkerAnswer> {
-  const block = store.blockByHash(job.blockHash);
-  if (!block) return { id: job.id, kind: "unavailable" };
   try {
+    const block = job.pending ? await pending.callBlock(job.pending) : store.blockByHash(job.blockHash);
+    if (!block) return { id: job.id, kind: "unavailable" };
     const outcome = await executor.execute(job.request, block, limit);
     if ("ok" in outcome) return { id: job.id, kind: "ok", data: outcome.ok };
     const { error } = outcome;
@@ -176,6 +188,8 @@ async function answer(
     return { id: job.id, kind: "failed", message: error.message };
   } catch (error) {
     if (error instanceof RunStoppedError) return { id: job.id, kind: "stopped", reason: error.reason };
+    // The pending block's parent is not visible here: the caller runs the call itself.
+    if (error instanceof NotFoundError) return { id: job.id, kind: "unavailable" };
     if (error instanceof BusyError)
       return { id: job.id, kind: "busy", message: error.message, retryAfterMs: error.retryAfterMs };
     if (error instanceof ExecutionError) return { id: job.id, kind: "refused", message: error.message };

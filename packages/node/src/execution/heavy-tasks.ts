@@ -2,6 +2,9 @@ import type { Block } from "@ethereumjs/block";
 import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
 import type { CallRequest } from "@strata/protocol";
 import { ExecutionError, NotFoundError } from "../errors/domain-errors.js";
+import { formatPendingBlock, type PendingRead, readState } from "../producer/pending-block.js";
+import type { PendingBuilds } from "../producer/pending-builds.js";
+import type { PendingContext } from "../producer/pending-execution.js";
 import { payloadEnvelope } from "../rpc/format/payload.js";
 import { formatSimulatedBlock } from "../rpc/format/simulated-block.js";
 import type { CallExecutor } from "./call-executor.js";
@@ -19,8 +22,15 @@ import type { TraceSource, TracingService } from "./tracing/tracing-service.js";
  * output (or a bigint), so it can be posted back.
  */
 export type HeavyTask =
-  | { readonly kind: "estimateGas"; readonly request: CallRequest; readonly blockHash: Uint8Array }
-  | { readonly kind: "createAccessList"; readonly request: CallRequest; readonly blockHash: Uint8Array }
+  | {
+      readonly kind: "estimateGas" | "createAccessList";
+      readonly request: CallRequest;
+      readonly blockHash: Uint8Array;
+      /** Set when the block is the pending block: the worker makes it from this. */
+      readonly pending?: PendingContext;
+    }
+  | { readonly kind: "pendingRead"; readonly pending: PendingContext; readonly read: PendingRead }
+  | { readonly kind: "pendingBlock"; readonly pending: PendingContext; readonly full: boolean }
   | { readonly kind: "traceTransaction"; readonly hash: Uint8Array; readonly options: TraceOptions }
   | {
       readonly kind: "traceCall";
@@ -52,6 +62,8 @@ export interface HeavyTaskDeps {
   readonly gasCap: bigint;
   /** The time budget of a simulation or a block build. */
   readonly evmTimeoutMs: number;
+  /** The pending block made from a posted context (execution workers only). */
+  readonly pending?: PendingBuilds;
 }
 
 /**
@@ -66,9 +78,13 @@ export class HeavyTaskRunner {
     const { deps } = this;
     switch (task.kind) {
       case "estimateGas":
-        return deps.calls.estimateGas(task.request, this.block(task.blockHash), { limit });
+        return deps.calls.estimateGas(task.request, await this.callBlock(task), { limit });
       case "createAccessList":
-        return deps.calls.createAccessList(task.request, this.block(task.blockHash), { limit });
+        return deps.calls.createAccessList(task.request, await this.callBlock(task), { limit });
+      case "pendingRead":
+        return readState((await this.pendingBuilds().built(task.pending)).state, task.read);
+      case "pendingBlock":
+        return formatPendingBlock(await this.pendingBuilds().built(task.pending), task.full);
       case "traceTransaction":
         return deps.tracing.traceTransaction(task.hash, task.options, limit);
       case "traceCall":
@@ -123,6 +139,20 @@ export class HeavyTaskRunner {
       task.extraData,
     );
     return payloadEnvelope(built);
+  }
+
+  /** The block an estimate or access list runs in: the pending block made from its context, or a stored one. */
+  private callBlock(task: {
+    readonly blockHash: Uint8Array;
+    readonly pending?: PendingContext;
+  }): Promise<Block> {
+    if (task.pending) return this.pendingBuilds().callBlock(task.pending);
+    return Promise.resolve(this.block(task.blockHash));
+  }
+
+  private pendingBuilds(): PendingBuilds {
+    if (!this.deps.pending) throw new ExecutionError("the pending block is made on execution workers only");
+    return this.deps.pending;
   }
 
   private block(hash: Uint8Array): Block {

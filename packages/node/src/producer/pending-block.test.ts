@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseGwei } from "viem";
 import { describe, expect, it } from "vitest";
+import type { NodeConfigOverrides } from "../config/node-config.js";
 import { devAccount, rpc } from "../e2e/clients.js";
-import { startTestNode } from "../testing/test-node.js";
+import { startTestNode, type TestNode } from "../testing/test-node.js";
 
 /**
  * Code run as a creation that returns NUMBER, TIMESTAMP, BASEFEE and BLOCKHASH(NUMBER - 1) as four
@@ -28,9 +32,44 @@ async function transfer(nonce: number, to = devAccount(2).address): Promise<stri
   });
 }
 
-describe("the pending block", () => {
+/**
+ * The same behaviour where the pending block is made: here (a memory store, no execution workers)
+ * and on the execution workers (an LMDB store), where the node's thread runs none of it.
+ */
+const placements: readonly { name: string; persistent: boolean }[] = [
+  { name: "built on the node's thread (memory store)", persistent: false },
+  { name: "made on the execution workers (LMDB store)", persistent: true },
+];
+
+/** Jobs the node has posted to its execution workers so far (its metrics on the loopback RPC port). */
+async function workerJobs(t: TestNode): Promise<number> {
+  const text = await (await fetch(`${t.url}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith("strata_call_worker_calls_total "));
+  return Number(line?.split(" ")[1] ?? 0);
+}
+
+describe.each(placements)("the pending block, $name", ({ persistent }) => {
+  async function startNode(): Promise<TestNode> {
+    const overrides: NodeConfigOverrides = { mining: { mode: "manual" } };
+    if (!persistent) return startTestNode(overrides);
+    const dir = mkdtempSync(join(tmpdir(), "strata-pending-"));
+    const t = await startTestNode({ ...overrides, datadir: dir, rpc: { callWorkers: 2 } });
+    // A job posted while the workers start waits for them within its own time limit: wait until
+    // one answers, so the cases below measure the pending block, not a worker's start.
+    for (let attempt = 0; attempt < 30; attempt++) {
+      if (!(await rpc(t.url, "eth_call", [{ data: "0x" }, "latest"])).error) break;
+    }
+    return {
+      ...t,
+      stop: async () => {
+        await t.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
   it("runs calls in the next block: number, timestamp (evm_setNextBlockTimestamp), base fee, BLOCKHASH of the head", async () => {
-    const t = await startTestNode({ mining: { mode: "manual" } });
+    const t = await startNode();
     try {
       await rpc(t.url, "evm_mine", []);
       const head = (await rpc(t.url, "eth_getBlockByNumber", ["latest", false])).result as Record<
@@ -71,7 +110,7 @@ describe("the pending block", () => {
   });
 
   it("applies the pool's executable transactions for balance, nonce and the pending block itself", async () => {
-    const t = await startTestNode({ mining: { mode: "manual" } });
+    const t = await startNode();
     try {
       const recipient = "0x00000000000000000000000000000000000000aa";
       const before = BigInt((await rpc(t.url, "eth_getBalance", [recipient, "latest"])).result as string);
@@ -83,6 +122,7 @@ describe("the pending block", () => {
       }
       // A transaction behind a nonce gap is queued, not pending: it is not applied.
       await rpc(t.url, "eth_sendRawTransaction", [await transfer(5, recipient)]);
+      const jobsBefore = await workerJobs(t);
       expect(BigInt((await rpc(t.url, "eth_getBalance", [recipient, "pending"])).result as string)).toBe(
         before + 2000n,
       );
@@ -113,6 +153,8 @@ describe("the pending block", () => {
         ])
       ).result as string;
       expect(BigInt(balanceCall)).toBe(before + 2000n);
+      // With workers, the balance, the block and the call at pending were each answered there.
+      if (persistent) expect((await workerJobs(t)) - jobsBefore).toBeGreaterThanOrEqual(3);
       // Mining makes the pending state the latest.
       await rpc(t.url, "evm_mine", []);
       expect(BigInt((await rpc(t.url, "eth_getBalance", [recipient, "latest"])).result as string)).toBe(

@@ -1,20 +1,33 @@
-import { type Block, createBlock } from "@ethereumjs/block";
+import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import { bytesToHex } from "@ethereumjs/util";
+import { Address, bytesToHex, hexToBytes } from "@ethereumjs/util";
 import type { Chain } from "../chain/chain.js";
 import type { PosEngine } from "../consensus/engine.js";
-import { NoProposerError, NotYourTurnError } from "../consensus/errors.js";
-import { type BlockExecutor, type BlockHooks, blockMixHash } from "../execution/block-executor.js";
-import type { StoredReceipt } from "../storage/records.js";
+import type { BlockExecutor } from "../execution/block-executor.js";
+import type { HeavyTask } from "../execution/heavy-tasks.js";
+import { type RunLimit, runLimit } from "../execution/run-limits.js";
+import { formatBlock } from "../rpc/format/block.js";
 import type { TxPool } from "../txpool/tx-pool.js";
 import type { BlockProducer } from "./block-producer.js";
+import {
+  buildPendingBlock,
+  nextHeaderBlock,
+  type PendingBuild,
+  type PendingContext,
+  postEdits,
+} from "./pending-execution.js";
 
-/** The block the node would build next, executed: its transactions' receipts and the state after it. */
-export interface PendingBuild {
-  /** Unsealed: its hash is not the one the mined block will have. */
-  readonly block: Block;
-  readonly receipts: readonly StoredReceipt[];
-  readonly state: MerkleStateManager;
+export type { PendingBuild } from "./pending-execution.js";
+
+/** A state read at `pending`: an account's balance, nonce or code, or one storage slot. */
+export type PendingRead =
+  | { readonly kind: "balance" | "nonce" | "code"; readonly address: string }
+  | { readonly kind: "storage"; readonly address: string; readonly slot: Uint8Array };
+
+/** The execution workers the pending block is made on (see {@link CallWorkerPool}). */
+export interface PendingOffload {
+  hasWorkers(): boolean;
+  run(task: HeavyTask, limit: RunLimit): Promise<unknown>;
 }
 
 /** Where the pending block's parts come from. */
@@ -28,19 +41,34 @@ export interface PendingBlockSources {
   readonly scratchState: (stateRoot: Uint8Array) => MerkleStateManager;
   readonly coinbase: Uint8Array;
   readonly engine?: PosEngine;
+  /**
+   * Execution workers: when given (and running), the pending block is made there from a
+   * {@link PendingContext} and this thread executes nothing; without them (an in-memory chain) it
+   * is built here.
+   */
+  readonly offload?: PendingOffload;
+  /** The time budget of a pending build or read on a worker. */
+  readonly timeoutMs?: number;
 }
 
 /**
  * `pending`: the block the producer would build next: number head + 1, the producer's next
  * timestamp, the next base fee, and the pool's executable transactions and queued dev state edits
- * applied. Built lazily and cached per (head, pool version, edits, timestamp), one of each kind:
- * while the pool holds nothing executable and no edit waits (the usual case under automine) calls
- * get a header-only block over the head's state, which costs no execution at all; otherwise the
- * block is built as the producer would, on a scratch trie, unsealed.
+ * applied. While the pool holds nothing executable and no edit waits (the usual case under
+ * automine) calls get a header-only block over the head's state, which costs no execution at all.
+ *
+ * With execution workers, calls, estimates and state reads at `pending` are posted to them with a
+ * {@link PendingContext} (the parent's hash, the header fields, the transactions' encodings and the
+ * edits) and the worker makes the block (built once per context on each worker): the thread that
+ * answers requests never runs the pending transactions. Without workers the block is built here,
+ * on a scratch trie, once per (head, pool version, edits, timestamp).
  */
 export class PendingBlocks {
   private poolVersion = 0;
-  private header: { key: string; block: Block } | undefined;
+  private header: { key: string; block: Block; context: PendingContext } | undefined;
+  /** The header-only stand-in of a non-empty pending block whose execution a worker does. */
+  private offloaded: { context: PendingContext; block: Block } | undefined;
+  private context: PendingContext | undefined;
   private build: { key: string; result: Promise<PendingBuild> } | undefined;
   private lastBuilt: PendingBuild | undefined;
 
@@ -55,12 +83,66 @@ export class PendingBlocks {
     return !this.sources.pool.hasExecutable() && this.sources.producer.edits.isEmpty;
   }
 
-  /** The block calls and estimates at `pending` run in (its state: {@link PendingBlocks.stateOf}). */
+  /**
+   * The block calls and estimates at `pending` run in. With workers, a non-empty pending block is
+   * given as a header-only stand-in whose {@link contextOf} tells the worker what to build.
+   */
   async callBlock(): Promise<Block> {
-    return this.isEmpty ? this.headerBlock() : (await this.built()).block;
+    if (this.isEmpty) return this.headerBlock();
+    if (!this.onWorkers()) return (await this.built()).block;
+    const context = this.currentContext();
+    if (this.offloaded?.context !== context) this.offloaded = { context, block: this.nextHeader() };
+    return this.offloaded.block;
   }
 
-  /** The pending block executed (`eth_getBlockByNumber("pending")`, state reads at `pending`). */
+  /**
+   * What a worker needs to run calls in `block` when it is a pending block this object made;
+   * undefined for any other block (a stored one).
+   */
+  contextOf(block: Block): PendingContext | undefined {
+    if (block === this.header?.block) return this.header.context;
+    if (block === this.offloaded?.block) return this.offloaded.context;
+    return undefined;
+  }
+
+  /** Whether calls in `block` depend on the pool or edits (their outcomes must not be remembered per block hash). */
+  isStandIn(block: Block): boolean {
+    return block === this.offloaded?.block;
+  }
+
+  /**
+   * The block to run calls in on this thread (no worker could take them): the built pending block
+   * for a stand-in, else `block` itself.
+   */
+  async localBlock(block: Block): Promise<Block> {
+    return this.isStandIn(block) ? (await this.built()).block : block;
+  }
+
+  /** The value of `read` in the state after the pending block (on a worker when there are workers). */
+  async read(read: PendingRead): Promise<bigint | Uint8Array> {
+    if (this.onWorkers()) {
+      const value = await this.sources.offload!.run(
+        { kind: "pendingRead", pending: this.currentContext(), read },
+        this.limit(),
+      );
+      if (value !== undefined) return value as bigint | Uint8Array;
+    }
+    return readState((await this.built()).state, read);
+  }
+
+  /** The pending block as `eth_getBlockByNumber("pending")` answers it (made on a worker when there are workers). */
+  async formatted(full: boolean): Promise<unknown> {
+    if (this.onWorkers()) {
+      const value = await this.sources.offload!.run(
+        { kind: "pendingBlock", pending: this.currentContext(), full },
+        this.limit(),
+      );
+      if (value !== undefined) return value;
+    }
+    return formatPendingBlock(await this.built(), full);
+  }
+
+  /** The pending block executed on this thread (a node without execution workers). */
   built(): Promise<PendingBuild> {
     const { chain, pool, producer } = this.sources;
     const timestamp = producer.pendingTimestamp();
@@ -90,52 +172,81 @@ export class PendingBlocks {
     return undefined;
   }
 
+  private onWorkers(): boolean {
+    return this.sources.offload?.hasWorkers() === true;
+  }
+
+  private limit(): RunLimit {
+    return runLimit(this.sources.timeoutMs ?? Number.POSITIVE_INFINITY);
+  }
+
   /** The next block's header over the head's state, for calls when the pending block holds nothing. */
   private headerBlock(): Block {
     const { chain, producer, coinbase } = this.sources;
+    const timestamp = producer.pendingTimestamp();
+    const key = `${bytesToHex(chain.head.hash())}:${timestamp}`;
+    if (this.header?.key === key) return this.header.block;
+    const block = this.nextHeader();
+    // What a worker needs for calls in it: the parent and the header fields, nothing to execute.
+    const context: PendingContext = {
+      key: `${key}:header`,
+      parentHash: chain.head.hash(),
+      timestamp,
+      coinbase,
+      transactions: [],
+      edits: [],
+      proposers: this.proposers(),
+    };
+    this.header = { key, block, context };
+    return block;
+  }
+
+  private nextHeader(): Block {
+    const { chain, producer, coinbase } = this.sources;
+    return nextHeaderBlock(chain.head, producer.pendingTimestamp(), coinbase, chain.common);
+  }
+
+  /** What a worker needs to make the pending block as it stands now (kept while nothing changes). */
+  private currentContext(): PendingContext {
+    const { chain, pool, producer, coinbase } = this.sources;
     const parent = chain.head;
     const timestamp = producer.pendingTimestamp();
-    const key = `${bytesToHex(parent.hash())}:${timestamp}`;
-    if (this.header?.key === key) return this.header.block;
-    const { header } = parent;
-    const block = createBlock(
-      {
-        header: {
-          parentHash: parent.hash(),
-          number: header.number + 1n,
-          timestamp,
-          gasLimit: header.gasLimit,
-          coinbase,
-          mixHash: blockMixHash(parent),
-          stateRoot: header.stateRoot,
-          ...(header.baseFeePerGas !== undefined ? { baseFeePerGas: header.calcNextBaseFee() } : {}),
-          ...(header.excessBlobGas !== undefined
-            ? { excessBlobGas: header.calcNextExcessBlobGas(chain.common) }
-            : {}),
-        },
-      },
-      { common: chain.common, setHardfork: true, skipConsensusFormatValidation: true },
-    );
-    this.header = { key, block };
-    return block;
+    const key = `${bytesToHex(parent.hash())}:${this.poolVersion}:${pool.size}:${producer.edits.revision}:${timestamp}`;
+    if (this.context?.key === key) return this.context;
+    const candidates = pool.hasExecutable() ? pool.executable(parent.header.calcNextBaseFee()) : [];
+    this.context = {
+      key,
+      parentHash: parent.hash(),
+      timestamp,
+      coinbase,
+      transactions: candidates.map(({ tx, senderAddress }) => ({
+        raw: tx.serialize(),
+        sender: senderAddress.bytes,
+      })),
+      edits: postEdits(producer.edits.peek()),
+      proposers: this.proposers(),
+    };
+    return this.context;
+  }
+
+  private proposers(): PendingContext["proposers"] {
+    const { engine } = this.sources;
+    if (!engine) return undefined;
+    return {
+      signers: engine.signers,
+      offline: engine.offlineValidators,
+      waitForTimeouts: engine.waitsForTurn,
+    };
   }
 
   private async execute(timestamp: bigint): Promise<PendingBuild> {
     const { chain, pool, producer, executor, coinbase, engine } = this.sources;
     const parent = chain.head;
     const candidates = pool.executable(parent.header.calcNextBaseFee());
-    const edits = producer.edits.peek();
-    const template = { timestamp, coinbase };
-    let built: Awaited<ReturnType<BlockExecutor["build"]>>;
-    try {
-      const hooks = producer.edits.withEdits(engine ? unsealed(engine.producerHooks()) : undefined, edits);
-      built = await executor.build(parent, candidates, { ...template, ...(hooks ? { hooks } : {}) });
-    } catch (error) {
-      // This node's validators are not the ones to propose next: build as a plain block.
-      if (!(error instanceof NotYourTurnError) && !(error instanceof NoProposerError)) throw error;
-      const hooks = producer.edits.withEdits(undefined, edits);
-      built = await executor.build(parent, candidates, { ...template, ...(hooks ? { hooks } : {}) });
-    }
+    const built = await buildPendingBlock(executor, engine, parent, candidates, producer.edits.peek(), {
+      timestamp,
+      coinbase,
+    });
     return {
       block: built.block,
       receipts: built.receipts,
@@ -144,7 +255,22 @@ export class PendingBlocks {
   }
 }
 
-/** The engine's steps of a block without its seal (and without what sealing remembers). */
-function unsealed(hooks: BlockHooks): BlockHooks {
-  return { ...hooks, seal: (block) => block };
+/** The value of `read` in `state`. */
+export async function readState(state: MerkleStateManager, read: PendingRead): Promise<bigint | Uint8Array> {
+  const address = new Address(hexToBytes(read.address as `0x${string}`));
+  switch (read.kind) {
+    case "balance":
+      return (await state.getAccount(address))?.balance ?? 0n;
+    case "nonce":
+      return (await state.getAccount(address))?.nonce ?? 0n;
+    case "code":
+      return state.getCode(address);
+    case "storage":
+      return state.getStorage(address, read.slot);
+  }
+}
+
+/** A pending block as `eth_getBlockByNumber("pending")` answers it: as geth, unsealed, so no hash, nonce or miner. */
+export function formatPendingBlock(built: PendingBuild, full: boolean): unknown {
+  return { ...formatBlock(built.block, full, built.receipts), hash: null, nonce: null, miner: null };
 }

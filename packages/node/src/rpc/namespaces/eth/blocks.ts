@@ -31,15 +31,8 @@ export const blockMethods = {
     params: [BlockNumberOrTag, Bool],
     required: 1,
     handler: ([at, full], services) => {
-      if (isPending(at)) {
-        return services.pending.built().then(({ block, receipts }) => ({
-          ...formatBlock(block, full === true, receipts),
-          // As geth: the pending block is not sealed, so it has no hash, nonce or miner yet.
-          hash: null,
-          nonce: null,
-          miner: null,
-        }));
-      }
+      // As geth: the pending block is not sealed, so it has no hash, nonce or miner yet.
+      if (isPending(at)) return services.pending.formatted(full === true);
       const block = findBlock(services, at);
       return block ? formatBlock(block, full === true, full ? receiptsOf(services, block) : []) : null;
     },

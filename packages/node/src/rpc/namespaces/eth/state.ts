@@ -1,7 +1,7 @@
-import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Address } from "@ethereumjs/util";
 import type { BlockSelector } from "@strata/protocol";
 import { Address as AddressParam, BlockSpec, StorageSlot, toData, toQuantity } from "@strata/protocol";
+import type { PendingRead } from "../../../producer/pending-block.js";
 import { andThen } from "../../maybe-promise.js";
 import { defineMethod } from "../../registry.js";
 import { isPending, type RpcServices, requireBlock } from "../../services.js";
@@ -11,19 +11,17 @@ function address(hex: string): Address {
 }
 
 /**
- * The state after the pending block when it changes anything (executable pool transactions, queued
- * dev edits); undefined when reads at `selector` go to a stored block (the head, for an empty pending).
+ * `read` in the state after the pending block when it changes anything (executable pool
+ * transactions, queued dev edits; made on an execution worker when the node has them); undefined
+ * when reads at `selector` go to a stored block (the head, for an empty pending block).
  */
-async function pendingState(
+function pendingRead(
   services: RpcServices,
   selector: BlockSelector | undefined,
-): Promise<MerkleStateManager | undefined> {
+  read: PendingRead,
+): Promise<bigint | Uint8Array> | undefined {
   if (!isPending(selector) || services.pending.isEmpty) return undefined;
-  return (await services.pending.built()).state;
-}
-
-async function stateFor(services: RpcServices, selector: BlockSelector | undefined) {
-  return (await pendingState(services, selector)) ?? services.chain.stateAt(requireBlock(services, selector));
+  return services.pending.read(read);
 }
 
 /** Account state reads at any block (archive): balance, nonce, code, storage. */
@@ -32,11 +30,8 @@ export const stateMethods = {
     params: [AddressParam, BlockSpec],
     required: 1,
     handler: ([who, at], services) => {
-      if (isPending(at) && !services.pending.isEmpty) {
-        return pendingState(services, at).then(async (state) =>
-          toQuantity((await state!.getAccount(address(who)))?.balance ?? 0n),
-        );
-      }
+      const pending = pendingRead(services, at, { kind: "balance", address: who });
+      if (pending) return pending.then((balance) => toQuantity(balance as bigint));
       return andThen(services.chain.account(requireBlock(services, at), who), (account) =>
         toQuantity(account?.balance ?? 0n),
       );
@@ -49,9 +44,7 @@ export const stateMethods = {
       const pending = isPending(at);
       // A queued anvil_setNonce shows in the pending state; otherwise the pool counts on the head's nonce.
       if (pending && !services.producer.edits.isEmpty) {
-        return pendingState(services, at).then(async (state) =>
-          toQuantity((await state!.getAccount(address(who)))?.nonce ?? 0n),
-        );
+        return services.pending.read({ kind: "nonce", address: who }).then((n) => toQuantity(n as bigint));
       }
       return andThen(services.chain.account(requireBlock(services, at), who), (account) => {
         const nonce = account?.nonce ?? 0n;
@@ -63,7 +56,9 @@ export const stateMethods = {
     params: [AddressParam, BlockSpec],
     required: 1,
     handler: async ([who, at], services) => {
-      return toData(await (await stateFor(services, at)).getCode(address(who)));
+      const pending = pendingRead(services, at, { kind: "code", address: who });
+      if (pending) return toData((await pending) as Uint8Array);
+      return toData(await services.chain.stateAt(requireBlock(services, at)).getCode(address(who)));
     },
   }),
   eth_getStorageAt: defineMethod({
@@ -71,7 +66,10 @@ export const stateMethods = {
     required: 2,
     handler: async ([who, slot, at], services) => {
       const key = Buffer.from(slot.toString(16).padStart(64, "0"), "hex");
-      const value = await (await stateFor(services, at)).getStorage(address(who), key);
+      const pending = pendingRead(services, at, { kind: "storage", address: who, slot: key });
+      const value = pending
+        ? ((await pending) as Uint8Array)
+        : await services.chain.stateAt(requireBlock(services, at)).getStorage(address(who), key);
       return toData(leftPad32(value));
     },
   }),
