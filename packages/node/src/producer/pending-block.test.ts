@@ -169,4 +169,30 @@ describe.each(placements)("the pending block, $name", ({ persistent }) => {
       await t.stop();
     }
   });
+
+  it("shows queued dev edits (balance, code, storage, nonce) to reads and calls at pending, not at latest", async () => {
+    const t = await startNode();
+    try {
+      const who = "0x00000000000000000000000000000000000000cc";
+      const slot = `0x${"00".repeat(31)}01`;
+      await rpc(t.url, "anvil_setBalance", [who, "0x1000"]);
+      // Code that returns SLOAD(1) as one word.
+      await rpc(t.url, "anvil_setCode", [who, "0x60015460005260206000f3"]);
+      await rpc(t.url, "anvil_setStorageAt", [who, slot, `0x${"00".repeat(31)}2a`]);
+      await rpc(t.url, "anvil_setNonce", [who, "0x7"]);
+      const at = async (method: string, params: unknown[]) => (await rpc(t.url, method, params)).result;
+      expect(await at("eth_getBalance", [who, "pending"])).toBe("0x1000");
+      expect(await at("eth_getBalance", [who, "latest"])).toBe("0x0");
+      expect(await at("eth_getCode", [who, "pending"])).toBe("0x60015460005260206000f3");
+      expect(await at("eth_getCode", [who, "latest"])).toBe("0x");
+      expect(BigInt((await at("eth_getStorageAt", [who, slot, "pending"])) as string)).toBe(42n);
+      expect(await at("eth_getTransactionCount", [who, "pending"])).toBe("0x7");
+      expect(BigInt((await at("eth_call", [{ to: who }, "pending"])) as string)).toBe(42n);
+      expect(await at("eth_call", [{ to: who }, "latest"])).toBe("0x");
+      await rpc(t.url, "evm_mine", []);
+      expect(await at("eth_getBalance", [who, "latest"])).toBe("0x1000");
+    } finally {
+      await t.stop();
+    }
+  });
 });
