@@ -45,13 +45,13 @@ interface Slot {
 
 /**
  * Runs `eth_call` and every other heavy execution ({@link HeavyTask}: estimates, traces,
- * simulations, block builds) on worker threads. Each worker opens the node's LMDB store itself
- * (LMDB serves many threads of one process from one memory map) and executes against committed
- * blocks, so execution uses other cores while the main thread serves HTTP, the pool and block
- * production, and never runs EVM code itself. A job goes to the worker with the fewest jobs in
- * hand; a job posted while the workers start waits for them. Only once every worker has gone
- * (after failures) do callers run calls in-thread. The node starts the workers with itself
- * ({@link start}).
+ * simulations, block builds, reads at `pending`) on worker threads. Each worker opens the node's
+ * LMDB store itself (LMDB serves many threads of one process from one memory map) and executes
+ * against committed blocks, or the pending block it makes from a posted {@link PendingContext}, so
+ * execution uses other cores while the main thread serves HTTP, the pool and block production, and
+ * never runs EVM code itself. A job goes to the worker with the fewest jobs in hand; a job posted
+ * while the workers start waits for them. Only once every worker has gone (after failures) do
+ * callers run calls in-thread. The node starts the workers with itself ({@link start}).
  */
 export class CallWorkerPool implements CallOffload {
   private readonly slots: Slot[] = [];

@@ -2,9 +2,10 @@
  * The program of an execution worker thread (see {@link CallWorkerPool}): it opens the node's LMDB
  * store read-only, keeps its own decoded blocks, trie node cache and head state, and answers each
  * call it is sent with the same {@link CallExecutor} the main thread uses, and each heavy task
- * (estimate, trace, simulation, block build) with a {@link HeavyTaskRunner}. Jobs run one at a
- * time, in the order they came; one that waited longer than the queue limit is refused.
- * Loaded only as a worker.
+ * (estimate, trace, simulation, block build, pending read) with a {@link HeavyTaskRunner}. Jobs at
+ * `pending` carry a context from which it makes the pending block itself ({@link PendingBuilds}).
+ * Jobs run one at a time, in the order they came; one that waited longer than the queue limit is
+ * refused. Loaded only as a worker.
  */
 import { isMainThread, type MessagePort, parentPort, workerData } from "node:worker_threads";
 import type { Block } from "@ethereumjs/block";
