@@ -65,9 +65,14 @@ export interface PendingBlockSources {
  */
 export class PendingBlocks {
   private poolVersion = 0;
-  private header: { key: string; block: Block; context: PendingContext } | undefined;
+  private header: { key: string; block: Block } | undefined;
   /** The header-only stand-in of a non-empty pending block whose execution a worker does. */
   private offloaded: { context: PendingContext; block: Block } | undefined;
+  /**
+   * The context of every header-only block and stand-in handed out while it lives: a call may ask
+   * after a newer one replaced it (the clock moved the timestamp, the pool changed).
+   */
+  private readonly contexts = new WeakMap<Block, { context: PendingContext; standIn: boolean }>();
   private context: PendingContext | undefined;
   private build: { key: string; result: Promise<PendingBuild> } | undefined;
   private lastBuilt: PendingBuild | undefined;
@@ -91,7 +96,11 @@ export class PendingBlocks {
     if (this.isEmpty) return this.headerBlock();
     if (!this.onWorkers()) return (await this.built()).block;
     const context = this.currentContext();
-    if (this.offloaded?.context !== context) this.offloaded = { context, block: this.nextHeader() };
+    if (this.offloaded?.context !== context) {
+      const block = this.nextHeader();
+      this.contexts.set(block, { context, standIn: true });
+      this.offloaded = { context, block };
+    }
     return this.offloaded.block;
   }
 
@@ -100,14 +109,12 @@ export class PendingBlocks {
    * undefined for any other block (a stored one).
    */
   contextOf(block: Block): PendingContext | undefined {
-    if (block === this.header?.block) return this.header.context;
-    if (block === this.offloaded?.block) return this.offloaded.context;
-    return undefined;
+    return this.contexts.get(block)?.context;
   }
 
   /** Whether calls in `block` depend on the pool or edits (their outcomes must not be remembered per block hash). */
   isStandIn(block: Block): boolean {
-    return block === this.offloaded?.block;
+    return this.contexts.get(block)?.standIn === true;
   }
 
   /**
@@ -197,7 +204,8 @@ export class PendingBlocks {
       edits: [],
       proposers: this.proposers(),
     };
-    this.header = { key, block, context };
+    this.contexts.set(block, { context, standIn: false });
+    this.header = { key, block };
     return block;
   }
 
