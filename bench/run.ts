@@ -168,6 +168,11 @@ async function main(): Promise<number> {
     const { runIndexerBenchmark } = await import("./indexer.js");
     return runIndexerBenchmark(process.argv.slice(3));
   }
+  // `--soak [SECONDS] [flags]`: hours of mixed load, sampling memory and caches (bench/soak/).
+  if (process.argv[2] === "--soak") {
+    const { runSoak } = await import("./soak/run-soak.js");
+    return runSoak(process.argv.slice(3));
+  }
   const options = parseOptions(process.argv.slice(2));
   if (!options) return 0;
   const { targets, scenarios, settings } = options;

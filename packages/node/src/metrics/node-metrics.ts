@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { MethodLatencyHistogram } from "./method-latency.js";
 
 /** Live figures the metrics read at scrape time. */
@@ -26,6 +26,8 @@ export class NodeMetrics {
   readonly #errors: Counter<"method">;
 
   constructor(sources: NodeGaugeSources) {
+    // Heap spaces, GC pauses, event-loop lag, handles, RSS: where the process's memory and time go.
+    collectDefaultMetrics({ register: this.registry });
     const gauge = (name: string, help: string, read: () => number) =>
       new Gauge({
         name,
