@@ -196,14 +196,14 @@ function report(result: VariantResult): string[] {
     .join(", ");
   lines.push(`sent: ${sent}`, `errors: ${errors || "none"}`, `transfers mined: ${result.minedTransfers}`);
   for (const sample of result.tally.errorSamples.slice(0, 5)) lines.push(`  ${sample}`);
-  lines.push("", "| Process | Series | First | Last | Max | Bound | Slope first third /min | Slope last third /min | Last half | Levels off |");
-  lines.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  lines.push("", "| Process | Series | First | Last | Max | Bound | Slope first third /min | Slope last third /min | Last half | Levels off | < 5 % over last half |");
+  lines.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const [name, list] of Object.entries(result.trends)) {
     for (const t of list) {
       const fmt = (v: number) => formatValue(t.series, v);
       const bound = t.bound === undefined ? "–" : `${fmt(t.bound)}${t.max > t.bound ? " EXCEEDED" : ""}`;
       lines.push(
-        `| ${name} | ${t.series} | ${fmt(t.first)} | ${fmt(t.last)} | ${fmt(t.max)} | ${bound} | ${fmt(t.slopeFirstThirdPerMinute)} | ${fmt(t.slopeLastThirdPerMinute)} | ${t.lastHalfGrowthPercent.toFixed(1)} % | ${t.levelsOff ? "yes" : "NO"} |`,
+        `| ${name} | ${t.series} | ${fmt(t.first)} | ${fmt(t.last)} | ${fmt(t.max)} | ${bound} | ${fmt(t.slopeFirstThirdPerMinute)} | ${fmt(t.slopeLastThirdPerMinute)} | ${t.lastHalfGrowthPercent.toFixed(1)} % | ${t.levelsOff ? "yes" : "NO"} | ${t.meetsTarget ? "yes" : "no"} |`,
       );
     }
   }

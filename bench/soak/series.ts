@@ -24,8 +24,10 @@ export interface SeriesTrend {
   readonly lastHalfGrowthPercent: number;
   /** The documented bound of a cache series, when it has one. */
   readonly bound?: number;
-  /** True when the last third's slope is at most a quarter of the first's, or growth over the last half is under 5 %. */
+  /** True when the last third's slope is at most a quarter of the first third's (or not positive). */
   readonly levelsOff: boolean;
+  /** True when the series grew by less than 5 % over the last half of the run. */
+  readonly meetsTarget: boolean;
 }
 
 /** RssAnon of process `pid` in bytes (anonymous memory: heap and buffers, not mapped files), from /proc. */
@@ -101,7 +103,8 @@ export function trends(samples: readonly Sample[]): SeriesTrend[] {
       slopeLastThirdPerMinute: slopeLast,
       lastHalfGrowthPercent: growth,
       ...(bound === undefined ? {} : { bound }),
-      levelsOff: slopeLast <= Math.abs(slopeFirst) / 4 || growth < 5,
+      levelsOff: slopeLast <= 0 || slopeLast <= slopeFirst / 4,
+      meetsTarget: growth < 5,
     };
   });
 }

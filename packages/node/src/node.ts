@@ -298,6 +298,35 @@ export async function createNode(
     subscriptions: () => subscriptions.size,
     workerCalls: () => callWorkers?.dispatched ?? 0,
     peers: () => network?.peerCount ?? 0,
+    boundedStructures: () => [
+      ...chain.boundedStructures(),
+      ...trieDb.boundedStructures(),
+      ...executor.boundedStructures(),
+      ...services.calls.boundedStructures(),
+      ...filters.boundedStructures(),
+      {
+        name: "subscriptions",
+        unit: "entries",
+        bound: config.rpc.maxSubscriptionsPerConnection * config.rpc.maxWsConnections,
+        size: () => subscriptions.size,
+      },
+      {
+        name: "ws_connections",
+        unit: "entries",
+        bound: config.rpc.maxWsConnections,
+        size: () => ws.connections,
+      },
+      {
+        name: "ws_send_queue_bytes",
+        unit: "bytes",
+        bound: config.rpc.maxWsQueuedBytes,
+        size: () => ws.largestSendQueue,
+      },
+      { name: "txpool", unit: "entries", bound: config.txpool.maxTotal, size: () => pool.size },
+      ...(engine
+        ? [{ name: "active_validator_sets", unit: "entries" as const, ...engine.activeSetCache }]
+        : []),
+    ],
   });
   const follower = source
     ? new Follower(chain, pool, verifier, source, logger.child({ module: "follower" }))

@@ -8,6 +8,7 @@ import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
 import type { CallRequest } from "@strata/protocol";
 import { keccak256 } from "../crypto/keccak.js";
 import { BusyError, ExecutionError, RevertError, RunStoppedError } from "../errors/domain-errors.js";
+import type { BoundedStructure } from "../metrics/bounded-structure.js";
 import { callRequestTransaction } from "./call-request-tx.js";
 import { type CallResult, CallResultCache } from "./call-result-cache.js";
 import type { ChainView } from "./chain-view.js";
@@ -101,6 +102,11 @@ export class CallExecutor {
     this.offload = options.offload;
     this.isLocal = options.isLocal;
     this.timeoutMs = options.timeoutMs ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** The call-result cache, for the metrics (none when results are not cached). */
+  boundedStructures(): BoundedStructure[] {
+    return this.results?.boundedStructures() ?? [];
   }
 
   /**
