@@ -19,7 +19,10 @@ const FILTER_REPLACE_MS = 60_000;
 const WS_CLIENTS = 10;
 const WS_CHURN_MS = 5_000;
 /** Addresses read by eth_getBalance (the transfer recipients among them). */
-const ADDRESSES = Array.from({ length: 1_000 }, (_, i) => `0x${keccak256(toHex(`soak-${i}`)).slice(26)}` as Hex);
+const ADDRESSES = Array.from(
+  { length: 1_000 },
+  (_, i) => `0x${keccak256(toHex(`soak-${i}`)).slice(26)}` as Hex,
+);
 const RECIPIENTS = ADDRESSES.slice(0, 100);
 
 /** Where the load goes: JSON-RPC over HTTP and WebSocket (the gateway's carry an API key). */
@@ -74,33 +77,36 @@ export async function startMixedLoad(endpoints: LoadEndpoints): Promise<RunningL
   const sendTransfer = (i: number) => {
     const s = i % senders.length;
     const account = senders[s]!;
-    senderBusy[s] = senderBusy[s]!.then(() =>
-      new Promise<void>((resolve) =>
-        track("eth_sendRawTransaction", async () => {
-          try {
-            const raw = await account.signTransaction({
-              chainId: CHAIN_ID,
-              type: "eip1559",
-              to: RECIPIENTS[i % RECIPIENTS.length]!,
-              value: 1n,
-              nonce: nonces[s]!,
-              gas: 21_000n,
-              maxFeePerGas: parseGwei("100"),
-              maxPriorityFeePerGas: parseGwei("1"),
-            });
+    senderBusy[s] = senderBusy[s]!.then(
+      () =>
+        new Promise<void>((resolve) =>
+          track("eth_sendRawTransaction", async () => {
             try {
-              await rpc.call("eth_sendRawTransaction", [raw]);
-              nonces[s]!++;
-            } catch (error) {
-              // Back on the node's view of the sender's nonce, so one failure does not stall the sender.
-              nonces[s] = hexToNumber(await rpc.call("eth_getTransactionCount", [account.address, "pending"]));
-              throw error;
+              const raw = await account.signTransaction({
+                chainId: CHAIN_ID,
+                type: "eip1559",
+                to: RECIPIENTS[i % RECIPIENTS.length]!,
+                value: 1n,
+                nonce: nonces[s]!,
+                gas: 21_000n,
+                maxFeePerGas: parseGwei("100"),
+                maxPriorityFeePerGas: parseGwei("1"),
+              });
+              try {
+                await rpc.call("eth_sendRawTransaction", [raw]);
+                nonces[s]!++;
+              } catch (error) {
+                // Back on the node's view of the sender's nonce, so one failure does not stall the sender.
+                nonces[s] = hexToNumber(
+                  await rpc.call("eth_getTransactionCount", [account.address, "pending"]),
+                );
+                throw error;
+              }
+            } finally {
+              resolve();
             }
-          } finally {
-            resolve();
-          }
-        }),
-      ),
+          }),
+        ),
     );
   };
 

@@ -65,7 +65,9 @@ async function sampleAll(watched: readonly Watched[], atSeconds: number, into: R
     const values = await scrape(w.metricsUrl);
     const rss = await rssAnonBytes(w.pid);
     if (rss !== undefined) values.rssAnonBytes = rss;
-    (into[w.name] ??= []).push({ atSeconds, values });
+    const list = into[w.name] ?? [];
+    list.push({ atSeconds, values });
+    into[w.name] = list;
   }
 }
 
@@ -74,9 +76,13 @@ async function startIndexer(rpcUrl: string, databaseUrl: string) {
   const port = await allocatePort();
   const args = [STRATA_CLI, "indexer", "--rpc", rpcUrl, "--database-url", databaseUrl];
   args.push("--metrics-port", String(port), "--log-level", "warn");
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const tail: string[] = [];
-  if (child.stderr) createInterface({ input: child.stderr }).on("line", (l) => tail.push(l) > 20 && tail.shift());
+  if (child.stderr)
+    createInterface({ input: child.stderr }).on("line", (l) => tail.push(l) > 20 && tail.shift());
   const metricsUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("indexer printed no ready line")), 60_000);
     child.once("exit", (code) => reject(new Error(`indexer exited (code ${code}): ${tail.join(" | ")}`)));
@@ -139,7 +145,10 @@ async function runVariant(
       cleanups.push(() => gateway.stop());
       console.log(`gateway pid ${gateway.pid}: ${gateway.command}`);
       const key = encodeURIComponent(await enterpriseKey(gateway.url, token));
-      endpoints = { http: `${gateway.url}/rpc?apiKey=${key}`, ws: `${gateway.url.replace(/^http/, "ws")}/ws?apiKey=${key}` };
+      endpoints = {
+        http: `${gateway.url}/rpc?apiKey=${key}`,
+        ws: `${gateway.url.replace(/^http/, "ws")}/ws?apiKey=${key}`,
+      };
       watched.push({ name: "gateway", pid: gateway.pid, metricsUrl: `${gateway.url}/metrics` });
       await admin.exec(`CREATE DATABASE ${dbName}`);
       cleanups.push(async () => {
@@ -196,7 +205,10 @@ function report(result: VariantResult): string[] {
     .join(", ");
   lines.push(`sent: ${sent}`, `errors: ${errors || "none"}`, `transfers mined: ${result.minedTransfers}`);
   for (const sample of result.tally.errorSamples.slice(0, 5)) lines.push(`  ${sample}`);
-  lines.push("", "| Process | Series | First | Last | Max | Bound | Slope first third /min | Slope last third /min | Last half | Levels off | < 5 % over last half |");
+  lines.push(
+    "",
+    "| Process | Series | First | Last | Max | Bound | Slope first third /min | Slope last third /min | Last half | Levels off | < 5 % over last half |",
+  );
   lines.push("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const [name, list] of Object.entries(result.trends)) {
     for (const t of list) {
@@ -237,9 +249,13 @@ export async function runSoak(argv: string[]): Promise<number> {
   const variants = values.variant === "both" ? (["node", "gateway"] as const) : [values.variant];
   for (const v of variants) if (v !== "node" && v !== "gateway") throw new Error(`--variant: got "${v}"`);
   const machine = machineInfo();
-  console.log(`# Strata soak: ${seconds} s per variant (${variants.join(", ")}), a sample every ${sampleEvery} s`);
+  console.log(
+    `# Strata soak: ${seconds} s per variant (${variants.join(", ")}), a sample every ${sampleEvery} s`,
+  );
   console.log(`command: ${commandLine()}`);
-  console.log(`machine: nproc ${machine.nproc}, ${machine.cpu}, node ${machine.node}${machine.commit ? `, commit ${machine.commit}` : ""}`);
+  console.log(
+    `machine: nproc ${machine.nproc}, ${machine.cpu}, node ${machine.node}${machine.commit ? `, commit ${machine.commit}` : ""}`,
+  );
   const onSignal = () => {
     killAllNodes();
     process.exit(130);
@@ -249,7 +265,12 @@ export async function runSoak(argv: string[]): Promise<number> {
   const results: VariantResult[] = [];
   let growing = false;
   for (const variant of variants) {
-    const result = await runVariant(variant as "node" | "gateway", seconds, sampleEvery, values["database-url"]!);
+    const result = await runVariant(
+      variant as "node" | "gateway",
+      seconds,
+      sampleEvery,
+      values["database-url"]!,
+    );
     results.push(result);
     const lines = report(result);
     console.log(`\n${lines.join("\n")}`);

@@ -92,7 +92,9 @@ export function trends(samples: readonly Sample[]): SeriesTrend[] {
     const middle = points[Math.floor((points.length - 1) / 2)]?.y ?? 0;
     const last = points.at(-1)?.y ?? 0;
     const growth = middle === 0 ? (last === 0 ? 0 : 100) : ((last - middle) / middle) * 100;
-    const bounds = samples.map((s) => s.values[series.replace(/^cache:/, "bound:")]).filter((b) => b !== undefined);
+    const bounds = samples
+      .map((s) => s.values[series.replace(/^cache:/, "bound:")])
+      .filter((b) => b !== undefined);
     const bound = series.startsWith("cache:") && bounds.length > 0 ? Math.max(...bounds) : undefined;
     return {
       series,
