@@ -10,6 +10,7 @@ import type { StoredReceipt } from "../storage/records.js";
 import type { TrieDatabase } from "../storage/trie-db.js";
 import type { ChainView } from "./chain-view.js";
 import type { DecodedAccountStateManager } from "./decoded-account-cache.js";
+import { cachedEntryCount } from "./state-caches.js";
 import type { StateFactory } from "./state-factory.js";
 import { StreamingBlockBuilder } from "./streaming-block-builder.js";
 
@@ -79,12 +80,12 @@ export function blockMixHash(parent: Block): Uint8Array {
 }
 
 /**
- * Cached entries (accounts, slots, code) at which a block's state is no longer carried to the next
- * block. The carried state gains entries with every block (about 3.4 per one-transfer block on the
- * dev network: storage the system contracts write per block, most never read again) until it is
- * dropped; at 50,000 entries (about 12 MB) it is rebuilt every few thousand blocks.
+ * Cached entries (accounts, storage slots, code) at which a block's state is no longer carried to the
+ * next block. The carried state gains entries with every block (storage slots the system contracts
+ * write per block, a few per block on the dev network, most never read again), so it is dropped at
+ * 20,000 entries (a few MB) and rebuilt from the trie-node cache.
  */
-export const WARM_STATE_LIMIT = 50_000;
+export const WARM_STATE_LIMIT = 20_000;
 
 /**
  * Executes transactions on top of a parent block and assembles the resulting block. The state a
@@ -110,7 +111,7 @@ export class BlockExecutor {
         name: "warm_state",
         unit: "entries",
         bound: WARM_STATE_LIMIT,
-        size: () => (this.warm === undefined ? 0 : cachedEntries(this.warm.state)),
+        size: () => (this.warm === undefined ? 0 : cachedEntryCount(this.warm.state)),
       },
     ];
   }
@@ -192,7 +193,8 @@ export class BlockExecutor {
     await hooks?.afterTransactions(context, fees);
     const { block: unsealed } = await builder.build();
     const block = hooks ? hooks.seal(unsealed) : unsealed;
-    this.warm = cachedEntries(state) < WARM_STATE_LIMIT ? { root: block.header.stateRoot, state } : undefined;
+    this.warm =
+      cachedEntryCount(state) < WARM_STATE_LIMIT ? { root: block.header.stateRoot, state } : undefined;
     const accounts = state.takeFlushedAccounts();
     return { block, receipts, stateWrites: this.trieDb.drain(), rejected, accounts };
   }
@@ -208,14 +210,4 @@ export class BlockExecutor {
     if (warm && equalsBytes(warm.root, root)) return warm.state;
     return this.states.at(root, "map");
   }
-}
-
-function cachedEntries(state: DecodedAccountStateManager): number {
-  const caches = (state as unknown as { _caches?: { account?: Sized; storage?: Sized; code?: Sized } })
-    ._caches;
-  return (caches?.account?.size() ?? 0) + (caches?.storage?.size() ?? 0) + (caches?.code?.size() ?? 0);
-}
-
-interface Sized {
-  size(): number;
 }
