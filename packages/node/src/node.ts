@@ -303,6 +303,8 @@ export async function createNode(
       ...trieDb.boundedStructures(),
       ...executor.boundedStructures(),
       ...services.calls.boundedStructures(),
+      // The svc_ modules' calls have a result cache of their own.
+      ...moduleCalls.boundedStructures().map((s) => ({ ...s, name: `module_${s.name}` })),
       ...filters.boundedStructures(),
       {
         name: "subscriptions",

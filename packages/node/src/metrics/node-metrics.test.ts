@@ -66,6 +66,8 @@ describe("GET /metrics", () => {
       "warm_state",
       "call_results",
       "call_results_bytes",
+      "module_call_results",
+      "module_call_results_bytes",
       "filters",
       "filter_changes",
       "subscriptions",
