@@ -42,7 +42,11 @@ const USAGE = `Usage: node --import tsx bench/run.ts [options]   (or: npm run be
                                round is reported (default: 3)
   --only NAME[,NAME...]        run only these scenarios (${SCENARIOS.map((s) => s.name).join(", ")})
   --ingest-timeout SECONDS     give up waiting for ingest inclusion after this long (default: 120)
-  -h, --help                   show this help`;
+  -h, --help                   show this help
+
+  --soak [SECONDS] [flags]     instead: hours of mixed load on Strata, memory and caches sampled each minute
+                               (default 3600 s; --soak --help lists its flags)
+  --indexer [flags]            instead: the indexer backfill benchmark`;
 
 interface Options {
   targets: TargetName[];
