@@ -356,8 +356,11 @@ export class CallExecutor {
     const root = block.header.stateRoot;
     if (!this.cached || this.cached.common !== common || Buffer.compare(this.cached.root, root) !== 0) {
       const overlay = new OverlayStateManager(this.stateAt(block), keccak256);
+      // The VM gets a copy of the rules: an EVM adds a `hardforkChanged` listener to its Common and
+      // never removes it, so on the long-lived shared Common every VM made (one per block called at)
+      // stayed reachable, with its state and caches, for the life of the node.
       const vm = enforceRunLimits().then(() =>
-        createVM({ common, stateManager: overlay, blockchain: this.chainView }),
+        createVM({ common: common.copy(), stateManager: overlay, blockchain: this.chainView }),
       );
       this.cached = { root, common, vm, overlay };
     }
