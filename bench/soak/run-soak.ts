@@ -52,6 +52,13 @@ interface VariantResult {
 
 const MIB = 1024 * 1024;
 
+/** What to undo for the variant running now (processes, the scratch database), newest first. */
+const cleanups: (() => Promise<void>)[] = [];
+
+async function cleanUp(): Promise<void> {
+  while (cleanups.length > 0) await cleanups.pop()!().catch(() => {});
+}
+
 async function scrape(url: string): Promise<Record<string, number>> {
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
@@ -131,7 +138,6 @@ async function runVariant(
   sampleEvery: number,
   databaseUrl: string,
 ): Promise<VariantResult> {
-  const cleanups: (() => Promise<void>)[] = [];
   const node = await startNode("strata", "instant");
   cleanups.push(() => node.stop());
   console.log(`node pid ${node.pid}: ${node.command}`);
@@ -187,7 +193,7 @@ async function runVariant(
     };
     return result;
   } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    await cleanUp();
     await admin.close();
   }
 }
@@ -281,8 +287,10 @@ export async function runSoak(argv: string[]): Promise<number> {
     `machine: nproc ${machine.nproc}, ${machine.cpu}, node ${machine.node}${machine.commit ? `, commit ${machine.commit}` : ""}`,
   );
   const onSignal = () => {
-    killAllNodes();
-    process.exit(130);
+    void cleanUp().finally(() => {
+      killAllNodes();
+      process.exit(130);
+    });
   };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
