@@ -40,7 +40,11 @@ process.on("exit", () => {
 });
 
 /** Starts `strata gateway` in front of `upstream`; its limiter uses Redis unless `redis` is false. */
-export async function startGateway(upstream: string, adminToken: string, redis = true): Promise<GatewayProcess> {
+export async function startGateway(
+  upstream: string,
+  adminToken: string,
+  redis = true,
+): Promise<GatewayProcess> {
   const port = await allocatePort();
   const datadir = await mkdtemp(join(tmpdir(), "strata-bench-gateway-"));
   const args = [
