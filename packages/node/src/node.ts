@@ -324,7 +324,18 @@ export async function createNode(
         bound: config.rpc.maxWsQueuedBytes,
         size: () => ws.largestSendQueue,
       },
-      { name: "txpool", unit: "entries", bound: config.txpool.maxTotal, size: () => pool.size },
+      {
+        name: "txpool_pending",
+        unit: "entries",
+        bound: config.txpool.maxTotal,
+        size: () => pool.pendingCount,
+      },
+      {
+        name: "txpool_queued",
+        unit: "entries",
+        bound: config.txpool.maxQueuedTotal,
+        size: () => pool.queuedCount,
+      },
       ...(engine
         ? [{ name: "active_validator_sets", unit: "entries" as const, ...engine.activeSetCache }]
         : []),

@@ -73,7 +73,8 @@ describe("GET /metrics", () => {
       "subscriptions",
       "ws_connections",
       "ws_send_queue_bytes",
-      "txpool",
+      "txpool_pending",
+      "txpool_queued",
       "active_validator_sets",
     ];
     for (const cache of caches) {
