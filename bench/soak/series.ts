@@ -20,7 +20,11 @@ export interface SeriesTrend {
   /** Least-squares slope over the first and the last third of the samples, per minute. */
   readonly slopeFirstThirdPerMinute: number;
   readonly slopeLastThirdPerMinute: number;
-  /** Growth from the sample at the middle of the run to the last one, percent of the middle value. */
+  /**
+   * Growth over the last half of the run, percent: the least-squares line through the last half's
+   * samples, from its value at the middle of the run to its value at the end (single samples of heap
+   * used scatter by tens of MB, depending on where they fall between two collections).
+   */
   readonly lastHalfGrowthPercent: number;
   /** The documented bound of a cache series, when it has one. */
   readonly bound?: number;
@@ -63,8 +67,8 @@ export function metricSeries(text: string): Record<string, number> {
   return out;
 }
 
-function slopePerMinute(points: readonly { x: number; y: number }[]): number {
-  if (points.length < 2) return 0;
+/** Least-squares line through `points`: its slope (per second) and its value at the mean x. */
+function leastSquares(points: readonly { x: number; y: number }[]): { slope: number; mx: number; my: number } {
   const n = points.length;
   const mx = points.reduce((s, p) => s + p.x, 0) / n;
   const my = points.reduce((s, p) => s + p.y, 0) / n;
@@ -74,7 +78,21 @@ function slopePerMinute(points: readonly { x: number; y: number }[]): number {
     num += (p.x - mx) * (p.y - my);
     den += (p.x - mx) ** 2;
   }
-  return den === 0 ? 0 : (num / den) * 60;
+  return { slope: den === 0 ? 0 : num / den, mx, my };
+}
+
+function slopePerMinute(points: readonly { x: number; y: number }[]): number {
+  return points.length < 2 ? 0 : leastSquares(points).slope * 60;
+}
+
+/** Growth of the fitted line over the last half of `points`, percent of its value at the middle. */
+function lastHalfGrowth(points: readonly { x: number; y: number }[]): number {
+  const half = points.slice(Math.floor(points.length / 2));
+  if (half.length < 2) return 0;
+  const { slope, mx, my } = leastSquares(half);
+  const start = my + slope * (half[0]!.x - mx);
+  const end = my + slope * (half.at(-1)!.x - mx);
+  return start === 0 ? (end === 0 ? 0 : 100) : ((end - start) / start) * 100;
 }
 
 /** The trend of every series in `samples` (bounds are attached to their cache, not reported alone). */
@@ -89,9 +107,8 @@ export function trends(samples: readonly Sample[]): SeriesTrend[] {
     const third = Math.max(2, Math.floor(points.length / 3));
     const slopeFirst = slopePerMinute(points.slice(0, third));
     const slopeLast = slopePerMinute(points.slice(-third));
-    const middle = points[Math.floor((points.length - 1) / 2)]?.y ?? 0;
     const last = points.at(-1)?.y ?? 0;
-    const growth = middle === 0 ? (last === 0 ? 0 : 100) : ((last - middle) / middle) * 100;
+    const growth = lastHalfGrowth(points);
     const bounds = samples
       .map((s) => s.values[series.replace(/^cache:/, "bound:")])
       .filter((b) => b !== undefined);
