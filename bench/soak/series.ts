@@ -68,7 +68,11 @@ export function metricSeries(text: string): Record<string, number> {
 }
 
 /** Least-squares line through `points`: its slope (per second) and its value at the mean x. */
-function leastSquares(points: readonly { x: number; y: number }[]): { slope: number; mx: number; my: number } {
+function leastSquares(points: readonly { x: number; y: number }[]): {
+  slope: number;
+  mx: number;
+  my: number;
+} {
   const n = points.length;
   const mx = points.reduce((s, p) => s + p.x, 0) / n;
   const my = points.reduce((s, p) => s + p.y, 0) / n;
