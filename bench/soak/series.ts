@@ -28,7 +28,10 @@ export interface SeriesTrend {
   readonly lastHalfGrowthPercent: number;
   /** The documented bound of a cache series, when it has one. */
   readonly bound?: number;
-  /** True when the last third's slope is at most a quarter of the first third's (or not positive). */
+  /**
+   * True when the last third's slope is at most a quarter of the first third's, not positive, or under
+   * 5 % of the last value an hour.
+   */
   readonly levelsOff: boolean;
   /** True when the series grew by less than 5 % over the last half of the run. */
   readonly meetsTarget: boolean;
@@ -126,7 +129,7 @@ export function trends(samples: readonly Sample[]): SeriesTrend[] {
       slopeLastThirdPerMinute: slopeLast,
       lastHalfGrowthPercent: growth,
       ...(bound === undefined ? {} : { bound }),
-      levelsOff: slopeLast <= 0 || slopeLast <= slopeFirst / 4,
+      levelsOff: slopeLast <= 0 || slopeLast <= slopeFirst / 4 || slopeLast * 60 < last * 0.05,
       meetsTarget: growth < 5,
     };
   });
