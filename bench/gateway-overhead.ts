@@ -24,8 +24,10 @@ const BODY = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", 
 const MIN_RATIO = 0.7;
 const MAX_ADDED_P99_MS = 5;
 
-interface GatewayProcess {
+/** A `strata gateway` started by the bench. */
+export interface GatewayProcess {
   readonly url: string;
+  readonly pid: number;
   readonly command: string;
   stop(): Promise<void>;
 }
@@ -37,7 +39,12 @@ process.on("exit", () => {
     if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, "SIGKILL");
 });
 
-async function startGateway(upstream: string, adminToken: string): Promise<GatewayProcess> {
+/** Starts `strata gateway` in front of `upstream`; its limiter uses Redis unless `redis` is false. */
+export async function startGateway(
+  upstream: string,
+  adminToken: string,
+  redis = true,
+): Promise<GatewayProcess> {
   const port = await allocatePort();
   const datadir = await mkdtemp(join(tmpdir(), "strata-bench-gateway-"));
   const args = [
@@ -47,8 +54,7 @@ async function startGateway(upstream: string, adminToken: string): Promise<Gatew
     upstream,
     "--port",
     String(port),
-    "--redis-url",
-    REDIS_URL,
+    ...(redis ? ["--redis-url", REDIS_URL] : []),
     "--datadir",
     datadir,
     "--admin-token",
@@ -84,14 +90,15 @@ async function startGateway(upstream: string, adminToken: string): Promise<Gatew
         }
       });
     });
-    return { url, command: `node ${args.join(" ").replace(adminToken, "<token>")}`, stop };
+    return { url, pid: child.pid!, command: `node ${args.join(" ").replace(adminToken, "<token>")}`, stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
-async function enterpriseKey(gatewayUrl: string, adminToken: string): Promise<string> {
+/** Creates an Enterprise-tier API key through the gateway's admin API. */
+export async function enterpriseKey(gatewayUrl: string, adminToken: string): Promise<string> {
   const response = await fetch(`${gatewayUrl}/admin/keys`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${adminToken}` },

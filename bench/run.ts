@@ -42,7 +42,11 @@ const USAGE = `Usage: node --import tsx bench/run.ts [options]   (or: npm run be
                                round is reported (default: 3)
   --only NAME[,NAME...]        run only these scenarios (${SCENARIOS.map((s) => s.name).join(", ")})
   --ingest-timeout SECONDS     give up waiting for ingest inclusion after this long (default: 120)
-  -h, --help                   show this help`;
+  -h, --help                   show this help
+
+  --soak [SECONDS] [flags]     instead: hours of mixed load on Strata, memory and caches sampled each minute
+                               (default 3600 s; --soak --help lists its flags)
+  --indexer [flags]            instead: the indexer backfill benchmark`;
 
 interface Options {
   targets: TargetName[];
@@ -167,6 +171,11 @@ async function main(): Promise<number> {
   if (process.argv[2] === "--indexer") {
     const { runIndexerBenchmark } = await import("./indexer.js");
     return runIndexerBenchmark(process.argv.slice(3));
+  }
+  // `--soak [SECONDS] [flags]`: hours of mixed load, sampling memory and caches (bench/soak/).
+  if (process.argv[2] === "--soak") {
+    const { runSoak } = await import("./soak/run-soak.js");
+    return runSoak(process.argv.slice(3));
   }
   const options = parseOptions(process.argv.slice(2));
   if (!options) return 0;

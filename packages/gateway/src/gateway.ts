@@ -10,6 +10,7 @@ import type { RateLimiter } from "./limits/rate-limiter.js";
 import { RedisRateLimiter } from "./limits/redis-limiter.js";
 import { GatewayMetrics } from "./metrics.js";
 import { createRestApi } from "./rest/index.js";
+import { backtests } from "./rest/routes/modules.js";
 import { HeadCache } from "./rpc/head-cache.js";
 import { RpcProxy } from "./rpc/rpc-proxy.js";
 import { callUpstream, unwrap } from "./rpc/upstream-rpc.js";
@@ -128,6 +129,26 @@ export async function createGateway(
     metrics,
     log: log.child({ module: "ws" }),
   });
+  metrics.watch(() => [
+    {
+      name: "api_key_lookups",
+      unit: "entries",
+      bound: keys.cachedLookups.bound,
+      size: keys.cachedLookups.valid,
+    },
+    {
+      name: "unknown_api_keys",
+      unit: "entries",
+      bound: keys.cachedLookups.bound,
+      size: keys.cachedLookups.unknown,
+    },
+    ...(limiter instanceof MemoryRateLimiter
+      ? [{ name: "limiter_subjects", unit: "entries" as const, size: () => limiter.subjects }]
+      : []),
+    ...ws.structures(),
+    { name: "head_answers", unit: "entries", ...heads.answers },
+    { name: "backtests", unit: "entries", ...backtests.held },
+  ]);
   let url = "";
   let metricsListener: MetricsListener | undefined;
 

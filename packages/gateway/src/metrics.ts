@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /** A label-bound counter or histogram, as prom-client's `labels(...)` returns it. */
 type CounterChild = ReturnType<Counter<"method" | "tier" | "status">["labels"]>;
@@ -8,11 +8,27 @@ type DecisionChild = ReturnType<Counter<"tier" | "decision">["labels"]>;
 /** Distinct method labels kept before further names are counted as `other` (bounded cardinality). */
 const MAX_METHOD_LABELS = 256;
 
-/** The gateway's Prometheus metrics, in a registry of their own (served on GET /metrics). */
+/**
+ * A cache, map or queue of the gateway that can grow: its size and, when it has one, the bound it
+ * never exceeds. Exported as `strata_cache_size` and `strata_cache_bound`.
+ */
+export interface GrowingStructure {
+  /** The `cache` label (see docs/operations.md for the list). */
+  readonly name: string;
+  readonly unit: "entries" | "bytes";
+  readonly bound?: number;
+  size(): number;
+}
+
+/**
+ * The gateway's Prometheus metrics, in a registry of their own (served on GET /metrics), with
+ * prom-client's process and Node.js runtime metrics.
+ */
 export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly methods = new Set<string>();
   private readonly included: Registry[] = [];
+  private readonly structureSources: (() => readonly GrowingStructure[])[] = [];
   /** Label-bound children by joined label values: the per-request path skips prom-client's label hashing. */
   private readonly requestChildren = new Map<string, CounterChild>();
   private readonly latencyChildren = new Map<string, HistogramChild>();
@@ -112,6 +128,40 @@ export class GatewayMetrics {
     help: "Open client WebSocket connections",
     registers: [this.registry],
   });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /**
+   * Reports the size (and bound) of each of `source`'s structures at every scrape; sources add up
+   * (the gateway's own, and an indexer's running in the same process).
+   */
+  watch(source: () => readonly GrowingStructure[]): void {
+    this.structureSources.push(source);
+    if (this.structureSources.length > 1) return;
+    const structures = () => this.structureSources.flatMap((s) => s());
+    const labelNames = ["cache", "unit"] as const;
+    new Gauge({
+      name: "strata_cache_size",
+      help: "Current size of a cache, map or queue that can grow (entries or bytes, see unit)",
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        for (const s of structures()) this.set({ cache: s.name, unit: s.unit }, s.size());
+      },
+    });
+    new Gauge({
+      name: "strata_cache_bound",
+      help: "The size a cache, map or queue never exceeds (entries or bytes, see unit)",
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        for (const s of structures())
+          if (s.bound !== undefined) this.set({ cache: s.name, unit: s.unit }, s.bound);
+      },
+    });
+  }
 
   /** Counts one call or REST request (`method` is bounded by {@link methodLabel}). */
   countRequest(method: string, tier: string, status: number): void {

@@ -11,15 +11,35 @@ type TokenRow = indexerDb.TokenRow;
 const big = (hex: string | null | undefined) => (hex === null || hex === undefined ? null : BigInt(hex));
 const lower = (s: string) => s.toLowerCase();
 
-/** Which contracts are ERC-20 tokens: the stored ones, plus what probing has learned since. */
+/** Addresses each of a {@link TokenRegistry}'s two sets holds at most (about 10 MB each). */
+export const TOKEN_REGISTRY_BOUND = 100_000;
+
+/** Adds `address` to `set`, forgetting the oldest entry when the set is at `bound`. */
+function addBounded(set: Set<string>, address: string, bound: number): void {
+  if (set.has(address)) return;
+  if (set.size >= bound) set.delete(set.values().next().value as string);
+  set.add(address);
+}
+
+/**
+ * Which contracts are ERC-20 tokens: the stored ones, plus what probing has learned since. Each set
+ * holds at most `bound` addresses, the oldest going first: a forgotten address is probed again.
+ */
 export class TokenRegistry {
   readonly #tokens = new Set<string>();
   readonly #notTokens = new Set<string>();
 
-  /** Forgets what was learned and starts from the stored token addresses. */
+  constructor(readonly bound = TOKEN_REGISTRY_BOUND) {}
+
+  /** Forgets what was learned and starts from the stored token addresses (the last `bound` of them). */
   reset(stored: readonly string[]): void {
     this.#tokens.clear();
-    for (const a of stored) this.#tokens.add(a);
+    for (const a of stored.slice(-this.bound)) this.#tokens.add(a);
+  }
+
+  /** Known tokens and known non-tokens held. */
+  get sizes(): { readonly tokens: number; readonly notTokens: number } {
+    return { tokens: this.#tokens.size, notTokens: this.#notTokens.size };
   }
 
   /** Whether `address` is known to be a token (`true`), known not to be (`false`), or unknown. */
@@ -30,7 +50,7 @@ export class TokenRegistry {
 
   /** Records a probe's outcome for `address`. */
   learn(address: string, isToken: boolean): void {
-    (isToken ? this.#tokens : this.#notTokens).add(address);
+    addBounded(isToken ? this.#tokens : this.#notTokens, address, this.bound);
   }
 }
 

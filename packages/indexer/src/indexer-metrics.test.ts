@@ -16,9 +16,12 @@ describe("indexer metrics", () => {
     failures: 0,
   };
   let server: MetricsServer;
+  let tokens = 3;
   beforeAll(async () => {
     server = await serveMetrics(
-      createIndexerMetrics(() => status),
+      createIndexerMetrics(() => status, {
+        structures: () => [{ name: "known_tokens", unit: "entries", bound: 100, size: () => tokens }],
+      }),
       0,
     );
   });
@@ -42,6 +45,25 @@ describe("indexer metrics", () => {
     expect(failed).toMatch(/^strata_indexer_failed 1$/m);
     expect(failed).toMatch(/^strata_indexer_failing_block 43$/m);
     expect(failed).toMatch(/^strata_indexer_failed_rounds 7$/m);
+  });
+
+  it("reports the process's runtime and each cache's size and bound", async () => {
+    const text = await (await fetch(server.url)).text();
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes \d+/m);
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+    expect(text).toMatch(/^nodejs_eventloop_lag_p99_seconds /m);
+    expect(text).toMatch(/^strata_cache_size\{cache="known_tokens",unit="entries"\} 3$/m);
+    expect(text).toMatch(/^strata_cache_bound\{cache="known_tokens",unit="entries"\} 100$/m);
+    tokens = 7;
+    expect(await (await fetch(server.url)).text()).toMatch(
+      /^strata_cache_size\{cache="known_tokens",unit="entries"\} 7$/m,
+    );
+  });
+
+  it("leaves the process metrics out when asked (a registry served with another)", async () => {
+    const text = await createIndexerMetrics(() => status, { processMetrics: false }).metrics();
+    expect(text).not.toContain("nodejs_heap_size_used_bytes");
+    expect(text).toContain("strata_indexer_lag_blocks");
   });
 
   it("answers 404 off /metrics and 405 for other methods", async () => {

@@ -1,11 +1,56 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Gauge, Registry } from "prom-client";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { IndexerStatus } from "./indexer.js";
 
+/** A cache or map of the indexer that can grow, with its bound (`strata_cache_size`, `strata_cache_bound`). */
+export interface GrowingStructure {
+  readonly name: string;
+  readonly unit: "entries" | "bytes";
+  readonly bound: number;
+  size(): number;
+}
+
+/** What {@link createIndexerMetrics} reports besides the indexer's status. */
+export interface IndexerMetricsOptions {
+  /** Caches and maps to report with their bounds. */
+  readonly structures?: () => readonly GrowingStructure[];
+  /**
+   * prom-client's process and Node.js runtime metrics (heap, GC, event-loop lag, RSS); default on.
+   * Off when the registry is served with another one of the same process (the gateway's, in `strata dev`).
+   */
+  readonly processMetrics?: boolean;
+}
+
 /** The indexer's Prometheus metrics, read from its status at scrape time. */
-export function createIndexerMetrics(status: () => IndexerStatus): Registry {
+export function createIndexerMetrics(
+  status: () => IndexerStatus,
+  options: IndexerMetricsOptions = {},
+): Registry {
   const registry = new Registry();
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry });
+  const structures = options.structures;
+  if (structures !== undefined) {
+    const labelNames = ["cache", "unit"] as const;
+    new Gauge({
+      name: "strata_cache_size",
+      help: "Current size of a cache or map that can grow (entries or bytes, see unit)",
+      labelNames,
+      registers: [registry],
+      collect() {
+        for (const s of structures()) this.set({ cache: s.name, unit: s.unit }, s.size());
+      },
+    });
+    new Gauge({
+      name: "strata_cache_bound",
+      help: "The size a cache or map never exceeds (entries or bytes, see unit)",
+      labelNames,
+      registers: [registry],
+      collect() {
+        for (const s of structures()) this.set({ cache: s.name, unit: s.unit }, s.bound);
+      },
+    });
+  }
   const gauge = (name: string, help: string, read: (s: IndexerStatus) => number) =>
     new Gauge({
       name,

@@ -4,6 +4,7 @@ import { buildIndexedBlock, TokenRegistry } from "./block-builder.js";
 import { BlockFetcher, BlockUnavailableError } from "./block-fetcher.js";
 import { ChainModules } from "./chain-modules.js";
 import { HeadSubscription, wsUrlOf } from "./head-subscription.js";
+import type { GrowingStructure } from "./indexer-metrics.js";
 import { RpcClient } from "./rpc-client.js";
 import type { FetchedBlock } from "./rpc-types.js";
 
@@ -165,6 +166,15 @@ export class Indexer {
       consecutiveFailures: this.#consecutiveFailures,
       failures: this.#failures,
     };
+  }
+
+  /** The token registry's two address sets and their bound, for the metrics. */
+  structures(): GrowingStructure[] {
+    const tokens = this.#tokens;
+    return [
+      { name: "known_tokens", unit: "entries", bound: tokens.bound, size: () => tokens.sizes.tokens },
+      { name: "known_non_tokens", unit: "entries", bound: tokens.bound, size: () => tokens.sizes.notTokens },
+    ];
   }
 
   /** Starts following the node in the background until {@link stop}. */

@@ -300,6 +300,48 @@ export async function createNode(
     subscriptions: () => subscriptions.size,
     workerCalls: () => callWorkers?.dispatched ?? 0,
     peers: () => network?.peerCount ?? 0,
+    boundedStructures: () => [
+      ...chain.boundedStructures(),
+      ...trieDb.boundedStructures(),
+      ...executor.boundedStructures(),
+      ...services.calls.boundedStructures(),
+      // The svc_ modules' calls have a result cache of their own.
+      ...moduleCalls.boundedStructures().map((s) => ({ ...s, name: `module_${s.name}` })),
+      ...filters.boundedStructures(),
+      {
+        name: "subscriptions",
+        unit: "entries",
+        bound: config.rpc.maxSubscriptionsPerConnection * config.rpc.maxWsConnections,
+        size: () => subscriptions.size,
+      },
+      {
+        name: "ws_connections",
+        unit: "entries",
+        bound: config.rpc.maxWsConnections,
+        size: () => ws.connections,
+      },
+      {
+        name: "ws_send_queue_bytes",
+        unit: "bytes",
+        bound: config.rpc.maxWsQueuedBytes,
+        size: () => ws.largestSendQueue,
+      },
+      {
+        name: "txpool_pending",
+        unit: "entries",
+        bound: config.txpool.maxTotal,
+        size: () => pool.pendingCount,
+      },
+      {
+        name: "txpool_queued",
+        unit: "entries",
+        bound: config.txpool.maxQueuedTotal,
+        size: () => pool.queuedCount,
+      },
+      ...(engine
+        ? [{ name: "active_validator_sets", unit: "entries" as const, ...engine.activeSetCache }]
+        : []),
+    ],
   });
   const follower = source
     ? new Follower(chain, pool, verifier, source, logger.child({ module: "follower" }))

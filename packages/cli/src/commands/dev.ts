@@ -181,9 +181,11 @@ async function startStack(
     {
       database: stack.database,
       logger: createLogger(settings.logLevel, "strata-gateway"),
-      extraMetrics: [createIndexerMetrics(() => indexer.status())],
+      // The gateway's registry already carries the process metrics and the cache gauges.
+      extraMetrics: [createIndexerMetrics(() => indexer.status(), { processMetrics: false })],
     },
   );
+  stack.gateway.metrics.watch(() => indexer.structures());
   await stack.gateway.start();
   out(`ready ${stack.gateway.url}`);
   out(`ready ${stack.gateway.wsUrl}/ws`);

@@ -97,7 +97,7 @@ export async function runIndexer(argv: readonly string[], out: (line: string) =>
     values["metrics-port"] === undefined
       ? undefined
       : await serveMetrics(
-          createIndexerMetrics(() => indexer.status()),
+          createIndexerMetrics(() => indexer.status(), { structures: () => indexer.structures() }),
           intFlag(values, "metrics-port", 0, 0, 65535),
         );
   if (metrics) out(`ready ${metrics.url}`);

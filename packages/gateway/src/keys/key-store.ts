@@ -63,6 +63,12 @@ const MAX_CACHED = 10_000;
 export class ApiKeyStore {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly unknownCache = new Map<string, CacheEntry>();
+  /** Cached valid and unknown keys (each side bounded apart), for the metrics. */
+  readonly cachedLookups = {
+    valid: () => this.cache.size,
+    unknown: () => this.unknownCache.size,
+    bound: MAX_CACHED,
+  };
 
   constructor(
     private readonly db: Database,

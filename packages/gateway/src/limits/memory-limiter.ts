@@ -82,6 +82,11 @@ export class MemoryRateLimiter implements RateLimiter {
     };
   }
 
+  /** Callers (keys and IPs) with counters in memory. */
+  get subjects(): number {
+    return this.counters.size;
+  }
+
   /** Always reachable. */
   async ping(): Promise<void> {}
 

@@ -29,6 +29,9 @@ export class BacktestCache {
     this.#thread = thread;
   }
 
+  /** Backtests held, and their bound, for the metrics. */
+  readonly held = { size: () => this.#entries.size, bound: MAX_ENTRIES };
+
   /** The backtest at `horizon` days over `closes` (unix seconds, price), or `null` with too little history. */
   async get(
     asset: string,

@@ -55,6 +55,9 @@ export class HeadCache {
     private readonly metrics: GatewayMetrics,
   ) {}
 
+  /** Answers held for the current head (one per head method at most), for the metrics. */
+  readonly answers = { size: () => this.results.size, bound: HEAD_METHODS.size };
+
   /** True when `method` with `params` is one the cache may answer. */
   static covers(method: string, params: readonly unknown[]): boolean {
     return params.length === 0 && HEAD_METHODS.has(method);

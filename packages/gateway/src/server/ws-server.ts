@@ -18,7 +18,7 @@ import { type WebSocket, WebSocketServer } from "ws";
 import type { GatewayConfig } from "../config.js";
 import { InvalidApiKeyError, UpstreamUnavailableError } from "../errors.js";
 import type { AccessControl, Caller } from "../limits/access-control.js";
-import type { GatewayMetrics } from "../metrics.js";
+import type { GatewayMetrics, GrowingStructure } from "../metrics.js";
 import type { RpcProxy } from "../rpc/rpc-proxy.js";
 import { UpstreamRpcError } from "../rpc/upstream-rpc.js";
 import { toWsUrl, type UpstreamPool } from "../upstream/upstream-pool.js";
@@ -87,6 +87,30 @@ export class GatewayWsServer {
       Math.max(1_000, config.keyCacheSeconds * 1_000),
     );
     this.keyChecker.unref();
+  }
+
+  /** Open client connections, their subscriptions and their send queues, for the metrics. */
+  structures(): GrowingStructure[] {
+    const sessions = this.sessions;
+    return [
+      {
+        name: "ws_connections",
+        unit: "entries",
+        bound: this.config.maxWsConnections,
+        size: () => sessions.size,
+      },
+      {
+        name: "ws_subscriptions",
+        unit: "entries",
+        size: () => [...sessions].reduce((sum, s) => sum + s.subscriptionCount, 0),
+      },
+      {
+        name: "ws_send_queue_bytes",
+        unit: "bytes",
+        bound: this.config.maxWsQueuedBytes,
+        size: () => [...sessions].reduce((most, s) => Math.max(most, s.queuedBytes), 0),
+      },
+    ];
   }
 
   /** Disconnects every client and its upstream connection. */
@@ -201,6 +225,16 @@ class ClientSession {
   private closed = false;
   private answeredPing = true;
   private lastMessageAt = performance.now();
+
+  /** Subscriptions this client holds (each also held by the node, which caps them per connection). */
+  get subscriptionCount(): number {
+    return this.subscriptions.size;
+  }
+
+  /** Bytes waiting to be written to this client. */
+  get queuedBytes(): number {
+    return this.ws.bufferedAmount;
+  }
 
   constructor(
     private readonly ws: WebSocket,

@@ -9,6 +9,7 @@ import type { BuiltBlock } from "../execution/block-executor.js";
 import { followHead } from "../execution/common.js";
 import { buildGenesisBlock } from "../execution/genesis.js";
 import type { StateFactory } from "../execution/state-factory.js";
+import type { BoundedStructure } from "../metrics/bounded-structure.js";
 import type { ChainStore } from "../storage/chain-store.js";
 import type { StoredReceipt } from "../storage/records.js";
 import type { TrieDatabase } from "../storage/trie-db.js";
@@ -184,6 +185,20 @@ export class Chain {
   /** A state manager at `block`'s post-state. */
   stateAt(block: Block): MerkleStateManager {
     return block === this.headBlock ? this.headState() : this.states.at(block.header.stateRoot);
+  }
+
+  /** The head-account map, the log cache and the store's caches, for the metrics. */
+  boundedStructures(): BoundedStructure[] {
+    return [
+      {
+        name: "head_accounts",
+        unit: "entries",
+        bound: Chain.HEAD_ACCOUNTS_LIMIT,
+        size: () => this.headAccounts.size,
+      },
+      ...this.logCache.boundedStructures(),
+      ...this.store.boundedStructures(),
+    ];
   }
 
   /** Stores a verified block of a competing branch without changing the head. */

@@ -60,6 +60,8 @@ export class PosEngine {
    * block on the warm VM that built it, it saves the next block a cold read of the parent state.
    */
   private readonly activeSets = new Map<string, ActiveValidator[]>();
+  /** Active validator sets kept by state root, and their bound, for the metrics. */
+  readonly activeSetCache = { size: () => this.activeSets.size, bound: ACTIVE_SET_CACHE_SIZE };
 
   constructor(
     network: NetworkFile,

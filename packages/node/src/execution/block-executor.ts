@@ -4,11 +4,13 @@ import type { TypedTransaction } from "@ethereumjs/tx";
 import { type Account, type Address, bigIntToBytes, concatBytes, equalsBytes } from "@ethereumjs/util";
 import { createVM, type PostByzantiumTxReceipt, type VM } from "@ethereumjs/vm";
 import { keccak256 } from "../crypto/keccak.js";
+import type { BoundedStructure } from "../metrics/bounded-structure.js";
 import type { WriteOp } from "../storage/kv.js";
 import type { StoredReceipt } from "../storage/records.js";
 import type { TrieDatabase } from "../storage/trie-db.js";
 import type { ChainView } from "./chain-view.js";
 import type { DecodedAccountStateManager } from "./decoded-account-cache.js";
+import { cachedEntryCount } from "./state-caches.js";
 import type { StateFactory } from "./state-factory.js";
 import { StreamingBlockBuilder } from "./streaming-block-builder.js";
 
@@ -77,8 +79,13 @@ export function blockMixHash(parent: Block): Uint8Array {
   return keccak256(concatBytes(parent.hash(), bigIntToBytes(parent.header.number + 1n)));
 }
 
-/** Cached entries (accounts, slots, code) beyond which a block's state is not carried to the next block. */
-const WARM_STATE_LIMIT = 200_000;
+/**
+ * Cached entries (accounts, storage slots, code) at which a block's state is no longer carried to the
+ * next block. The carried state gains entries with every block (storage slots the system contracts
+ * write per block, a few per block on the dev network, most never read again), so it is dropped at
+ * 20,000 entries (a few MB) and rebuilt from the trie-node cache.
+ */
+export const WARM_STATE_LIMIT = 20_000;
 
 /**
  * Executes transactions on top of a parent block and assembles the resulting block. The state a
@@ -96,6 +103,18 @@ export class BlockExecutor {
     private readonly trieDb: TrieDatabase,
     private readonly chainView: ChainView,
   ) {}
+
+  /** The state carried from the last block built, for the metrics. */
+  boundedStructures(): BoundedStructure[] {
+    return [
+      {
+        name: "warm_state",
+        unit: "entries",
+        bound: WARM_STATE_LIMIT,
+        size: () => (this.warm === undefined ? 0 : cachedEntryCount(this.warm.state)),
+      },
+    ];
+  }
 
   /**
    * Builds a block on `parent` from `candidates` (in order; a sender whose transaction fails is skipped
@@ -174,7 +193,8 @@ export class BlockExecutor {
     await hooks?.afterTransactions(context, fees);
     const { block: unsealed } = await builder.build();
     const block = hooks ? hooks.seal(unsealed) : unsealed;
-    this.warm = { root: block.header.stateRoot, state };
+    this.warm =
+      cachedEntryCount(state) < WARM_STATE_LIMIT ? { root: block.header.stateRoot, state } : undefined;
     const accounts = state.takeFlushedAccounts();
     return { block, receipts, stateWrites: this.trieDb.drain(), rejected, accounts };
   }
@@ -187,18 +207,7 @@ export class BlockExecutor {
     const warm = this.warm;
     this.warm = undefined;
     const root = parent.header.stateRoot;
-    if (warm && equalsBytes(warm.root, root) && cachedEntries(warm.state) < WARM_STATE_LIMIT)
-      return warm.state;
+    if (warm && equalsBytes(warm.root, root)) return warm.state;
     return this.states.at(root, "map");
   }
-}
-
-function cachedEntries(state: DecodedAccountStateManager): number {
-  const caches = (state as unknown as { _caches?: { account?: Sized; storage?: Sized; code?: Sized } })
-    ._caches;
-  return (caches?.account?.size() ?? 0) + (caches?.storage?.size() ?? 0) + (caches?.code?.size() ?? 0);
-}
-
-interface Sized {
-  size(): number;
 }

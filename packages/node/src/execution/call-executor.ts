@@ -8,6 +8,7 @@ import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
 import type { CallRequest } from "@strata/protocol";
 import { keccak256 } from "../crypto/keccak.js";
 import { BusyError, ExecutionError, RevertError, RunStoppedError } from "../errors/domain-errors.js";
+import type { BoundedStructure } from "../metrics/bounded-structure.js";
 import type { PendingContext } from "../producer/pending-execution.js";
 import { callRequestTransaction } from "./call-request-tx.js";
 import { type CallResult, CallResultCache } from "./call-result-cache.js";
@@ -126,6 +127,11 @@ export class CallExecutor {
     this.offload = options.offload;
     this.pending = options.pending;
     this.timeoutMs = options.timeoutMs ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** The call-result cache, for the metrics (none when results are not cached). */
+  boundedStructures(): BoundedStructure[] {
+    return this.results?.boundedStructures() ?? [];
   }
 
   /**
@@ -400,8 +406,11 @@ export class CallExecutor {
     const root = block.header.stateRoot;
     if (!this.cached || this.cached.common !== common || Buffer.compare(this.cached.root, root) !== 0) {
       const overlay = new OverlayStateManager(this.stateAt(block), keccak256);
+      // The VM gets a copy of the rules: an EVM adds a `hardforkChanged` listener to its Common and
+      // never removes it, so on the long-lived shared Common every VM made (one per block called at)
+      // stayed reachable, with its state and caches, for the life of the node.
       const vm = enforceRunLimits().then(() =>
-        createVM({ common, stateManager: overlay, blockchain: this.chainView }),
+        createVM({ common: common.copy(), stateManager: overlay, blockchain: this.chainView }),
       );
       this.cached = { root, common, vm, overlay };
     }

@@ -30,7 +30,7 @@ describe("CallResultCache", () => {
   });
 
   it("evicts the oldest entry past its capacity and skips oversized results", () => {
-    const cache = new CallResultCache(2, 4);
+    const cache = new CallResultCache(2, 1024 * 1024, 4);
     cache.set(blockA, request, { ok: Uint8Array.of(1) });
     cache.set(blockB, request, { ok: Uint8Array.of(2) });
     cache.set(blockA, { ...request, gas: 1n }, { ok: Uint8Array.of(3) });
@@ -38,5 +38,29 @@ describe("CallResultCache", () => {
     expect(cache.get(blockB, request)).toEqual({ ok: Uint8Array.of(2) });
     cache.set(blockB, { ...request, gas: 2n }, { ok: new Uint8Array(5) });
     expect(cache.get(blockB, { ...request, gas: 2n })).toBeUndefined();
+  });
+
+  const sizeOf = (cache: CallResultCache, name: string) =>
+    cache
+      .boundedStructures()
+      .find((s) => s.name === name)!
+      .size();
+
+  it("stays at its entry bound when filled past it", () => {
+    const cache = new CallResultCache(100);
+    for (let i = 0; i < 1_000; i++)
+      cache.set(blockA, { ...request, gas: BigInt(i) }, { ok: Uint8Array.of(1) });
+    expect(sizeOf(cache, "call_results")).toBe(100);
+  });
+
+  it("stays under its byte bound when filled with large requests", () => {
+    const maxBytes = 1024 * 1024;
+    const cache = new CallResultCache(10_000, maxBytes);
+    const input = `0x${"ab".repeat(20_000)}` as const;
+    for (let i = 0; i < 1_000; i++)
+      cache.set(blockA, { ...request, input, gas: BigInt(i) }, { ok: new Uint8Array(1_000) });
+    expect(sizeOf(cache, "call_results_bytes")).toBeLessThanOrEqual(maxBytes);
+    expect(sizeOf(cache, "call_results_bytes")).toBeGreaterThan(maxBytes / 2);
+    expect(sizeOf(cache, "call_results")).toBeLessThan(30);
   });
 });

@@ -3,7 +3,7 @@ import { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, type Address, bytesToHex, createAddressFromString, hexToBytes } from "@ethereumjs/util";
 import { describe, expect, it } from "vitest";
 import { DecodedAccountStateManager } from "./decoded-account-cache.js";
-import { createStateCaches } from "./state-caches.js";
+import { cachedEntryCount, createStateCaches } from "./state-caches.js";
 
 const addresses: Address[] = Array.from({ length: 12 }, (_, i) =>
   createAddressFromString(`0x${(i + 1).toString(16).padStart(40, "0")}`),
@@ -169,5 +169,26 @@ describe("decoded account caches", () => {
     expect(await state.getAccount(address)).toBeUndefined();
     await state.revert();
     expect((await state.getAccount(address))?.nonce).toBe(0n);
+  });
+});
+
+describe("cachedEntryCount", () => {
+  it("counts every cached storage slot, where the storage cache's own size counts addresses", async () => {
+    for (const kind of ["map", "lru"] as const) {
+      const state = decodedState(kind);
+      const [address] = addresses;
+      await state.putAccount(address!, new Account(1n, 1n));
+      for (let slot = 1; slot <= 500; slot++)
+        await state.putStorage(
+          address!,
+          hexToBytes(`0x${slot.toString(16).padStart(64, "0")}`),
+          Uint8Array.of(1),
+        );
+      const storage = (state as unknown as { _caches: { storage: { size(): number } } })._caches.storage;
+      if (kind === "map") {
+        expect(storage.size()).toBe(1);
+        expect(cachedEntryCount(state)).toBe(501);
+      } else expect(cachedEntryCount(state)).toBeGreaterThanOrEqual(storage.size());
+    }
   });
 });

@@ -25,9 +25,39 @@ class HashedCacheMap<V> {
     return this.entries.size;
   }
 
+  /** Entries held, each slot of a per-address storage map counted (`size` counts the addresses). */
+  entryCount(): number {
+    let count = 0;
+    for (const value of this.entries.values()) count += value instanceof Map ? value.size : 1;
+    return count;
+  }
+
   clear(): void {
     this.entries.clear();
   }
+}
+
+/** One of @ethereumjs' account, storage and code caches, as far as {@link cachedEntryCount} reads it. */
+interface SizedCache {
+  size(): number;
+  _orderedMapCache?: unknown;
+}
+
+/**
+ * Accounts, storage slots and code entries a state manager's caches hold. @ethereumjs' own `size()`
+ * of a storage cache counts addresses, each holding a map of any number of slots; here every slot
+ * counts.
+ */
+export function cachedEntryCount(state: object): number {
+  const caches = (state as { _caches?: Record<"account" | "storage" | "code", SizedCache | undefined> })
+    ._caches;
+  let count = 0;
+  for (const cache of [caches?.account, caches?.storage, caches?.code]) {
+    if (cache === undefined) continue;
+    const map = cache._orderedMapCache;
+    count += map instanceof HashedCacheMap ? map.entryCount() : cache.size();
+  }
+  return count;
 }
 
 /** Entries per LRU cache: the cache preallocates its capacity, and a head cache lives for one block. */

@@ -44,6 +44,53 @@ describe("GET /metrics", () => {
     expect(sample(text, "strata_ws_connections")).toBe(0);
   });
 
+  it("reports the process's runtime and every cache with its bound", async () => {
+    const text = await scrape();
+    for (const name of [
+      "nodejs_heap_size_used_bytes",
+      "process_resident_memory_bytes",
+      "nodejs_eventloop_lag_p99_seconds",
+      "nodejs_active_handles_total",
+    ])
+      expect(sample(text, name), name).toBeGreaterThan(0);
+    expect(text).toContain('nodejs_heap_space_size_used_bytes{space="old"}');
+    expect(text).toContain("nodejs_gc_duration_seconds");
+    const caches = [
+      "head_accounts",
+      "log_json",
+      "log_json_blocks",
+      "blocks",
+      "receipts",
+      "receipts_stored_bytes",
+      "trie_nodes",
+      "warm_state",
+      "call_results",
+      "call_results_bytes",
+      "module_call_results",
+      "module_call_results_bytes",
+      "filters",
+      "filter_changes",
+      "subscriptions",
+      "ws_connections",
+      "ws_send_queue_bytes",
+      "txpool_pending",
+      "txpool_queued",
+      "active_validator_sets",
+    ];
+    for (const cache of caches) {
+      const size = sample(text, "strata_cache_size", `cache="${cache}"`);
+      const bound = sample(text, "strata_cache_bound", `cache="${cache}"`);
+      expect(size, cache).toBeGreaterThanOrEqual(0);
+      expect(bound, cache).toBeGreaterThan(0);
+      expect(size!, cache).toBeLessThanOrEqual(bound!);
+    }
+    await rpc("eth_newBlockFilter");
+    const after = await scrape();
+    expect(sample(after, "strata_cache_size", 'cache="filters"')).toBe(
+      sample(text, "strata_cache_size", 'cache="filters"')! + 1,
+    );
+  });
+
   it("counts requests and errors by method, unknown methods under one label", async () => {
     const before = await scrape();
     const count = (text: string, method: string) =>

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import type { BoundedStructure } from "./bounded-structure.js";
 import { MethodLatencyHistogram } from "./method-latency.js";
 
 /** Live figures the metrics read at scrape time. */
@@ -14,6 +15,34 @@ export interface NodeGaugeSources {
   workerCalls(): number;
   /** Peers that passed the p2p status handshake. */
   peers(): number;
+  /** Every cache, map and queue that can grow, with its bound. */
+  boundedStructures(): readonly BoundedStructure[];
+}
+
+/**
+ * `strata_cache_size` and `strata_cache_bound` by `cache` and `unit`, read from `structures` at
+ * scrape time.
+ */
+export function registerCacheGauges(registry: Registry, structures: () => readonly BoundedStructure[]): void {
+  const labelNames = ["cache", "unit"] as const;
+  new Gauge({
+    name: "strata_cache_size",
+    help: "Current size of a cache, map or queue that can grow (entries or bytes, see unit)",
+    labelNames,
+    registers: [registry],
+    collect() {
+      for (const s of structures()) this.set({ cache: s.name, unit: s.unit }, s.size());
+    },
+  });
+  new Gauge({
+    name: "strata_cache_bound",
+    help: "The size a cache, map or queue never exceeds (entries or bytes, see unit)",
+    labelNames,
+    registers: [registry],
+    collect() {
+      for (const s of structures()) this.set({ cache: s.name, unit: s.unit }, s.bound);
+    },
+  });
 }
 
 /** Upper bounds of the RPC latency buckets, seconds. */
@@ -26,6 +55,8 @@ export class NodeMetrics {
   readonly #errors: Counter<"method">;
 
   constructor(sources: NodeGaugeSources) {
+    // Heap spaces, GC pauses, event-loop lag, handles, RSS: where the process's memory and time go.
+    collectDefaultMetrics({ register: this.registry });
     const gauge = (name: string, help: string, read: () => number) =>
       new Gauge({
         name,
@@ -50,6 +81,7 @@ export class NodeMetrics {
     gauge("strata_ws_connections", "Open WebSocket connections", () => sources.wsConnections());
     gauge("strata_ws_subscriptions", "Active eth_subscribe subscriptions", () => sources.subscriptions());
     gauge("strata_p2p_peers", "Connected peers that passed the status handshake", () => sources.peers());
+    registerCacheGauges(this.registry, () => sources.boundedStructures());
     new Counter({
       name: "strata_call_worker_calls_total",
       help: "eth_calls run on worker threads",

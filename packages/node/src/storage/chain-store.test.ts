@@ -66,3 +66,53 @@ describe("ChainStore receipts", () => {
     expect(reopened.receipts(new Uint8Array(32))).toBeUndefined();
   });
 });
+
+describe("ChainStore caches", () => {
+  const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
+  const sizeOf = (store: ChainStore, name: string) => {
+    const structure = store.boundedStructures().find((s) => s.name === name)!;
+    return { size: structure.size(), bound: structure.bound };
+  };
+
+  it("keep at most their bound of decoded blocks and of blocks' receipts when filled past it", async () => {
+    const store = new ChainStore(new MemoryKV(), common);
+    const receiptBlocks = sizeOf(store, "receipts").bound;
+    expect(receiptBlocks).toBe(4_096);
+    // Blocks of one small receipt each: far under the byte bound, so only the block bound can hold.
+    const receipts: StoredReceipt[] = [
+      {
+        type: 0,
+        status: 1,
+        cumulativeGasUsed: 21_000n,
+        gasUsed: 21_000n,
+        logs: [],
+        sender: SENDER,
+        contractAddress: undefined,
+        txHash: KEY,
+      },
+    ];
+    for (let n = 1; n <= receiptBlocks + 500; n++) {
+      const block = createBlock({ header: { number: BigInt(n) } }, { common });
+      await store.commitBlock({ block, receipts, stateWrites: [] });
+    }
+    expect(sizeOf(store, "receipts").size).toBe(receiptBlocks);
+    expect(sizeOf(store, "receipts_stored_bytes").size).toBeLessThan(
+      sizeOf(store, "receipts_stored_bytes").bound,
+    );
+    expect(sizeOf(store, "blocks")).toEqual({ size: 512, bound: 512 });
+  }, 60_000);
+
+  it("keep at most their byte bound of receipts when blocks are large", async () => {
+    const store = new ChainStore(new MemoryKV(), common);
+    // Receipts are stored as given: 200 with a log each (about 30 kB stored) on empty blocks.
+    const { receipts } = blockWithReceipts(common, 1n, 200);
+    for (let n = 1; n <= 400; n++) {
+      const block = createBlock({ header: { number: BigInt(n) } }, { common });
+      await store.commitBlock({ block, receipts, stateWrites: [] });
+    }
+    const bytes = sizeOf(store, "receipts_stored_bytes");
+    expect(bytes.size).toBeLessThanOrEqual(bytes.bound);
+    expect(bytes.size).toBeGreaterThan(bytes.bound * 0.9);
+    expect(sizeOf(store, "receipts").size).toBeLessThan(400);
+  }, 60_000);
+});

@@ -2,6 +2,7 @@ import { type Block, createBlockFromRLP } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import { utf8ToBytes } from "@ethereumjs/util";
 import { LRUCache } from "lru-cache";
+import type { BoundedStructure } from "../metrics/bounded-structure.js";
 import {
   addressIndexWrites,
   type ContractCreation,
@@ -34,6 +35,14 @@ const FINALIZED_KEY = utf8ToBytes("finalized");
  * client waiting for its transaction) reads the newest blocks' receipts again and again.
  */
 const RECEIPTS_CACHE_BYTES = 8 * 1024 * 1024;
+/**
+ * Blocks whose receipts are kept decoded, whatever their stored size: a block of one transfer stores
+ * about 200 bytes of receipts but takes a few kilobytes decoded, so the byte bound alone let the
+ * cache grow to some 40,000 small blocks (about 100 MB of heap, filling for most of an hour).
+ */
+const RECEIPTS_CACHE_BLOCKS = 4_096;
+/** Decoded blocks kept. */
+const BLOCK_CACHE_ENTRIES = 512;
 
 /** Everything one block adds to the store; written by {@link ChainStore.commitBlock} in one transaction. */
 export interface BlockCommit {
@@ -52,9 +61,9 @@ export interface BlockCommit {
  */
 export class ChainStore {
   private readonly cache = new Map<string, Block>();
-  private static readonly CACHE_SIZE = 512;
   /** Decoded receipts of recently written or read blocks, weighed by their stored size. */
   private readonly receiptsCache = new LRUCache<string, readonly StoredReceipt[]>({
+    max: RECEIPTS_CACHE_BLOCKS,
     maxSize: RECEIPTS_CACHE_BYTES,
   });
 
@@ -211,6 +220,21 @@ export class ChainStore {
     return contractCreation(this.kv, contract);
   }
 
+  /** The decoded-block and receipt caches, for the metrics. */
+  boundedStructures(): BoundedStructure[] {
+    const receipts = this.receiptsCache;
+    return [
+      { name: "blocks", unit: "entries", bound: BLOCK_CACHE_ENTRIES, size: () => this.cache.size },
+      { name: "receipts", unit: "entries", bound: RECEIPTS_CACHE_BLOCKS, size: () => receipts.size },
+      {
+        name: "receipts_stored_bytes",
+        unit: "bytes",
+        bound: RECEIPTS_CACHE_BYTES,
+        size: () => receipts.calculatedSize,
+      },
+    ];
+  }
+
   /** Closes the underlying store. */
   close(): Promise<void> {
     return this.kv.close();
@@ -223,7 +247,7 @@ export class ChainStore {
   }
 
   private remember(key: string, block: Block): void {
-    if (this.cache.size >= ChainStore.CACHE_SIZE) {
+    if (this.cache.size >= BLOCK_CACHE_ENTRIES) {
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);
     }

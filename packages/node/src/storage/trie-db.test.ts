@@ -39,3 +39,18 @@ describe("TrieDatabase", () => {
     expect(kv.trieReads).toBe(3);
   });
 });
+
+describe("TrieDatabase node cache", () => {
+  it("holds at most its bound of nodes when more are written and read", async () => {
+    const kv = new MemoryKV();
+    const db = new TrieDatabase(kv);
+    const [structure] = db.boundedStructures();
+    expect(structure).toMatchObject({ name: "trie_nodes", bound: 100_000 });
+    for (let i = 0; i < structure!.bound + 20_000; i++)
+      await db.put(i.toString(16).padStart(8, "0"), Uint8Array.of(i & 0xff));
+    await kv.commit(db.drain());
+    expect(structure!.size()).toBe(structure!.bound);
+    for (let i = 0; i < 20_000; i++) await db.get(i.toString(16).padStart(8, "0"));
+    expect(structure!.size()).toBe(structure!.bound);
+  }, 60_000);
+});

@@ -1,6 +1,7 @@
 import type { BatchDBOp, DB } from "@ethereumjs/util";
 import { hexToBytes } from "@ethereumjs/util";
 import { LRUCache } from "lru-cache";
+import type { BoundedStructure } from "../metrics/bounded-structure.js";
 import type { KVStore, WriteOp } from "./kv.js";
 
 /** Trie nodes kept in memory across every state opened on the database (about 10–50 MB). */
@@ -44,6 +45,11 @@ export class TrieDatabase implements DB<string, string | Uint8Array> {
   }
 
   async open(): Promise<void> {}
+
+  /** The node cache, for the metrics. */
+  boundedStructures(): BoundedStructure[] {
+    return [{ name: "trie_nodes", unit: "entries", bound: NODE_CACHE_ENTRIES, size: () => this.nodes.size }];
+  }
 
   /** Takes the writes accumulated since the last drain, as store operations. */
   drain(): WriteOp[] {

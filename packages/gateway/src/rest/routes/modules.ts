@@ -9,7 +9,8 @@ import type { Route } from "./route.js";
 const NODE_TYPES = ["compute", "storage", "wireless", "sensor", "energy"] as const;
 const NODE_STATUS = ["active", "inactive"] as const;
 const HISTORY_DAYS = 2_000;
-const backtests = new BacktestCache();
+/** Backtests of the prediction model, shared by every request (the gateway reports their count). */
+export const backtests = new BacktestCache();
 
 /** Validators, staking, DePIN nodes and predictions. */
 export const moduleRoutes: Route[] = [

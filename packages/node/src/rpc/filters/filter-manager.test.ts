@@ -289,6 +289,27 @@ describe("FilterManager", () => {
     expect(filters.size).toBe(2);
   });
 
+  it("reports filters and the largest backlog at their bounds when filled past them", () => {
+    manager({ maxFilters: 20, maxChanges: 50 });
+    const structure = (name: string) => filters.boundedStructures().find((s) => s.name === name)!;
+    for (let i = 0; i < 40; i++) {
+      try {
+        filters.newBlockFilter();
+      } catch (error) {
+        expect(error).toBeInstanceOf(TooManyFiltersError);
+      }
+    }
+    for (let n = 1n; n <= 200n; n++) events.emit("newHead", head(n));
+    expect({ size: structure("filters").size(), bound: structure("filters").bound }).toEqual({
+      size: 20,
+      bound: 20,
+    });
+    expect({ size: structure("filter_changes").size(), bound: structure("filter_changes").bound }).toEqual({
+      size: 50,
+      bound: 50,
+    });
+  });
+
   it("stops listening to the chain and sweeping when stopped", () => {
     const id = filters.newBlockFilter();
     filters.stop();

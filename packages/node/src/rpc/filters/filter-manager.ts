@@ -5,6 +5,7 @@ import type { EventBus } from "../../chain/event-bus.js";
 import { formatLogsOf } from "../../chain/log-format.js";
 import { bloomMayMatch, type LogCriteria, matchesLog } from "../../chain/log-query.js";
 import { FilterNotFoundError, TooManyFiltersError } from "../../errors/domain-errors.js";
+import type { BoundedStructure } from "../../metrics/bounded-structure.js";
 import { formatTransaction } from "../format/transaction.js";
 import { newRpcId } from "../rpc-id.js";
 import { BoundedBuffer } from "./bounded-buffer.js";
@@ -114,6 +115,19 @@ export class FilterManager {
   /** Number of installed filters (expired ones count until the next sweep). */
   get size(): number {
     return this.filters.size;
+  }
+
+  /** Installed filters, and the most changes any one of them holds for its next poll, for the metrics. */
+  boundedStructures(): BoundedStructure[] {
+    const largestBacklog = () => {
+      let largest = 0;
+      for (const filter of this.filters.values()) largest = Math.max(largest, filter.changes.size);
+      return largest;
+    };
+    return [
+      { name: "filters", unit: "entries", bound: this.maxFilters, size: () => this.filters.size },
+      { name: "filter_changes", unit: "entries", bound: this.maxChanges, size: largestBacklog },
+    ];
   }
 
   /** Installs a log filter for `owner`; returns its id. */

@@ -56,6 +56,13 @@ export class WebSocketRpcServer {
     return this.sinks.size;
   }
 
+  /** The most bytes waiting to be written to any one client (over `maxWsQueuedBytes` it is disconnected). */
+  get largestSendQueue(): number {
+    let largest = 0;
+    for (const ws of this.sinks.keys()) largest = Math.max(largest, ws.bufferedAmount);
+    return largest;
+  }
+
   /** Disconnects every client. */
   close(): Promise<void> {
     for (const ws of this.sinks.keys()) ws.terminate();
