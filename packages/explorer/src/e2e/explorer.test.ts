@@ -328,7 +328,8 @@ describe("block explorer in a browser", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "anvil_mine", params: ["0xc8"] }),
     });
-    await expect.poll(aprShown, { timeout: UI_TIMEOUT }).toBe("full window");
+    // The indexer takes in the 200 blocks before the page can show them: longer than a page update.
+    await expect.poll(aprShown, { timeout: 3 * UI_TIMEOUT }).toBe("full window");
     await staking.close();
 
     // The DePIN demo's simulated devices, one of them silent: inactive, uptime below 100 %.
@@ -376,7 +377,7 @@ describe("block explorer in a browser", () => {
     // A 6.1 % error is "6.1 %", never "0.06 %": backtest errors are fractions well under 1.
     expect(backtest.mape).toBeLessThan(1);
     await predictions.close();
-  });
+  }, 150_000);
 
   it("zooms the prediction chart to its interval, and draws the quantile fan when the API gives one", async () => {
     // The same answer without quantiles (as an older node gives it): the 80 % band alone.
