@@ -195,6 +195,9 @@ async function startStrata(mode: MiningMode): Promise<NodeHandle> {
     "dev",
     "--rpc.port",
     String(port),
+    // The WebSocket scenario opens its 1,000 clients from one address.
+    "--rpc.ws-max-per-ip",
+    "0",
     "--datadir",
     datadir,
     "--mining",

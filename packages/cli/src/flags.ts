@@ -122,5 +122,6 @@ export function formatFlags(specs: Record<string, FlagSpec>): string {
     flag: `--${CONFIG_FLAG} FILE`,
     description: "settings file, one section per command (default ./strata.config.json if present)",
   });
-  return rows.map((row) => `  ${row.flag}`.padEnd(30) + row.description).join("\n");
+  // A flag longer than the column still gets a space before its description.
+  return rows.map((row) => `  ${row.flag} `.padEnd(30) + row.description).join("\n");
 }

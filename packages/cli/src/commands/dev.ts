@@ -149,6 +149,9 @@ async function startStack(
     settings.datadir,
     "--rpc.port",
     String(settings.nodePort),
+    // The gateway opens a node WebSocket per subscribing client, all from its own address.
+    "--rpc.ws-max-per-ip",
+    "0",
     "--log-level",
     settings.logLevel,
     ...(settings.blockTime === undefined ? [] : ["--block-time", String(settings.blockTime)]),

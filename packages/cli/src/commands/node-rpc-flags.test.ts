@@ -61,3 +61,23 @@ describe("strata node --rpc.tracetimeout and --rpc.testing", () => {
     expect(config("--rpc.testing").rpc.testingMethods).toBe(true);
   });
 });
+
+describe("strata node WebSocket flags", () => {
+  it("caps connections per address, 64 by default, 0 for none", () => {
+    expect(config().rpc.maxWsConnectionsPerIp).toBe(64);
+    expect(config("--rpc.ws-max-per-ip", "8").rpc.maxWsConnectionsPerIp).toBe(8);
+    expect(config("--rpc.ws-max-per-ip", "0").rpc.maxWsConnectionsPerIp).toBe(0);
+    expect(() => config("--rpc.ws-max-per-ip", "many")).toThrow(/--rpc.ws-max-per-ip: expected an integer/);
+  });
+
+  it("sets the ping interval (30 s) and idle timeout (5 min) from durations, 0 for none", () => {
+    expect(config().rpc.wsPingIntervalMs).toBe(30_000);
+    expect(config().rpc.wsIdleTimeoutMs).toBe(300_000);
+    expect(config("--rpc.ws-ping-interval", "10s").rpc.wsPingIntervalMs).toBe(10_000);
+    expect(config("--rpc.ws-idle-timeout", "2m").rpc.wsIdleTimeoutMs).toBe(120_000);
+    expect(config("--rpc.ws-idle-timeout", "0").rpc.wsIdleTimeoutMs).toBe(Number.POSITIVE_INFINITY);
+    expect(() => config("--rpc.ws-ping-interval", "often")).toThrow(
+      /--rpc.ws-ping-interval: expected a duration/,
+    );
+  });
+});

@@ -46,6 +46,21 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
     description:
       "longest a debug_trace* / ots_* trace may run; a client's larger timeout is lowered to it (default 5s)",
   },
+  "rpc.ws-max-per-ip": {
+    type: "string",
+    description:
+      "WebSocket connections from one address at most, 429 beyond; 0 for no cap (behind a gateway all its clients share its address) (default 64)",
+  },
+  "rpc.ws-ping-interval": {
+    type: "string",
+    description:
+      "ping every WebSocket this often and drop one that missed the last ping, e.g. 30s; 0 for no pings (default 30s)",
+  },
+  "rpc.ws-idle-timeout": {
+    type: "string",
+    description:
+      "close a WebSocket without subscriptions that sent nothing this long (checked at each ping), e.g. 5m; 0 keeps it (default 5m)",
+  },
   "rpc.testing": {
     type: "boolean",
     description: "serve testing_buildBlockV1 on a network without dev accounts (default: dev only)",
@@ -180,6 +195,15 @@ export function nodeConfigFromFlags(values: FlagValues) {
         ...(values["rpc.tracetimeout"] === undefined
           ? {}
           : { traceTimeoutMs: durationFlag(values, "rpc.tracetimeout", 0, 3_600_000) }),
+        ...(values["rpc.ws-max-per-ip"] === undefined
+          ? {}
+          : { maxWsConnectionsPerIp: intFlag(values, "rpc.ws-max-per-ip", 0, 0, 1_000_000) }),
+        ...(values["rpc.ws-ping-interval"] === undefined
+          ? {}
+          : { wsPingIntervalMs: durationFlag(values, "rpc.ws-ping-interval", 0, 3_600_000) }),
+        ...(values["rpc.ws-idle-timeout"] === undefined
+          ? {}
+          : { wsIdleTimeoutMs: durationFlag(values, "rpc.ws-idle-timeout", 0, 24 * 3_600_000) }),
         ...(values["rpc.testing"] ? { testingMethods: true } : {}),
       },
       txpool: txpoolOverrides(values),

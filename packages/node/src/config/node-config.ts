@@ -42,6 +42,15 @@ export interface NodeConfig {
     readonly callWorkers: number;
     /** Open WebSocket connections at most. */
     readonly maxWsConnections: number;
+    /** Open WebSocket connections from one remote address at most; 0 for no cap. */
+    readonly maxWsConnectionsPerIp: number;
+    /**
+     * Every WebSocket is pinged this often and dropped when it did not answer the previous ping;
+     * Infinity sends no pings (and so closes no idle socket either).
+     */
+    readonly wsPingIntervalMs: number;
+    /** A WebSocket without subscriptions that sends nothing this long is closed (1001); Infinity keeps it. */
+    readonly wsIdleTimeoutMs: number;
     /** Subscriptions per WebSocket connection at most. */
     readonly maxSubscriptionsPerConnection: number;
     /** Largest WebSocket message accepted, in bytes. */
@@ -133,6 +142,9 @@ export const DEFAULTS = {
    */
   callWorkers: Math.min(4, availableParallelism()),
   maxWsConnections: 10_000,
+  maxWsConnectionsPerIp: 64,
+  wsPingIntervalMs: 30_000,
+  wsIdleTimeoutMs: 5 * 60_000,
   maxSubscriptionsPerConnection: 1024,
   maxWsMessageBytes: 15 * 1024 * 1024,
   maxWsQueuedBytes: 8 * 1024 * 1024,
@@ -199,6 +211,9 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
       testingMethods: false,
       callWorkers: DEFAULTS.callWorkers,
       maxWsConnections: DEFAULTS.maxWsConnections,
+      maxWsConnectionsPerIp: DEFAULTS.maxWsConnectionsPerIp,
+      wsPingIntervalMs: DEFAULTS.wsPingIntervalMs,
+      wsIdleTimeoutMs: DEFAULTS.wsIdleTimeoutMs,
       maxSubscriptionsPerConnection: DEFAULTS.maxSubscriptionsPerConnection,
       maxWsMessageBytes: DEFAULTS.maxWsMessageBytes,
       maxWsQueuedBytes: DEFAULTS.maxWsQueuedBytes,

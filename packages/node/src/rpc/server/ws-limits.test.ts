@@ -83,3 +83,109 @@ describe("WebSocket limits", () => {
     slow.terminate();
   });
 });
+
+/** Subscribes `ws` to newHeads and waits for the answer. */
+function subscribeHeads(ws: WebSocket): Promise<void> {
+  return new Promise((resolve) => {
+    ws.once("message", () => resolve());
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newHeads"] }));
+  });
+}
+
+/** The close code and reason of `ws`, once it closes. */
+function closed(ws: WebSocket): Promise<{ code: number; reason: string }> {
+  return new Promise((resolve) =>
+    ws.once("close", (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
+}
+
+/** Answers eth_chainId over `ws`. */
+function chainIdOver(ws: WebSocket): Promise<unknown> {
+  return new Promise((resolve) => {
+    ws.once("message", (data) => resolve((JSON.parse(data.toString()) as { result: unknown }).result));
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "eth_chainId" }));
+  });
+}
+
+describe("WebSocket connections per address", () => {
+  let capped: TestNode;
+  beforeAll(async () => {
+    capped = await startTestNode({ mining: { mode: "manual" }, rpc: { maxWsConnectionsPerIp: 2 } });
+  });
+  afterAll(() => capped.stop());
+
+  it("refuses the connection over the cap with 429 while the others stay open", async () => {
+    const first = await open(capped.wsUrl);
+    const second = await open(capped.wsUrl);
+    const refused = new WebSocket(capped.wsUrl);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      refused.once("open", () => reject(new Error("connection over the cap was accepted")));
+      refused.once("unexpected-response", (_req, res) => {
+        let body = "";
+        res.on("data", (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+    });
+    refused.on("error", () => {});
+    expect(answer.status).toBe(429);
+    expect(JSON.parse(answer.body).error).toEqual({
+      code: -32005,
+      message: "too many WebSocket connections from this address",
+      data: { limit: 2 },
+    });
+    expect(await chainIdOver(first)).toBe("0x539");
+    expect(await chainIdOver(second)).toBe("0x539");
+    // A closed connection frees its place.
+    const gone = closed(first);
+    first.close();
+    await gone;
+    for (let i = 0; i < 100 && capped.node.status().wsConnections > 1; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    const third = await open(capped.wsUrl);
+    expect(await chainIdOver(third)).toBe("0x539");
+    second.close();
+    third.close();
+  });
+});
+
+describe("WebSocket ping and idle timeout", () => {
+  const pingMs = 100;
+  const idleMs = 300;
+  let pinged: TestNode;
+  beforeAll(async () => {
+    pinged = await startTestNode({
+      mining: { mode: "manual" },
+      rpc: { wsPingIntervalMs: pingMs, wsIdleTimeoutMs: idleMs },
+    });
+  });
+  afterAll(() => pinged.stop());
+
+  it("drops a client that does not answer pings and keeps one that does", async () => {
+    const deaf = new WebSocket(pinged.wsUrl, { autoPong: false });
+    await new Promise((resolve) => deaf.once("open", resolve));
+    const alive = await open(pinged.wsUrl);
+    // Both subscribe, so that the idle timeout plays no part.
+    await subscribeHeads(deaf);
+    await subscribeHeads(alive);
+    const dropped = await closed(deaf);
+    expect(dropped.code).toBe(1006);
+    await new Promise((r) => setTimeout(r, 3 * pingMs));
+    expect(alive.readyState).toBe(WebSocket.OPEN);
+    expect(await chainIdOver(alive)).toBe("0x539");
+    alive.close();
+  });
+
+  it("closes an idle socket without subscriptions and keeps one with a subscription", async () => {
+    const opened = performance.now();
+    const idle = await open(pinged.wsUrl);
+    const subscribed = await open(pinged.wsUrl);
+    await subscribeHeads(subscribed);
+    expect(await closed(idle)).toEqual({ code: 1001, reason: "idle timeout" });
+    expect(performance.now() - opened).toBeGreaterThanOrEqual(idleMs);
+    await new Promise((r) => setTimeout(r, idleMs + 2 * pingMs));
+    expect(subscribed.readyState).toBe(WebSocket.OPEN);
+    subscribed.close();
+  });
+});

@@ -59,7 +59,10 @@ class Client {
 }
 
 beforeAll(async () => {
-  t = await startTestNode({ mining: { mode: "manual" }, rpc: { maxSubscriptionsPerConnection: 3 } });
+  t = await startTestNode({
+    mining: { mode: "manual" },
+    rpc: { maxSubscriptionsPerConnection: 3, maxWsConnectionsPerIp: 0 },
+  });
 });
 afterAll(() => t.stop());
 

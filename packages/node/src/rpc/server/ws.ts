@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { encodeError, parseBody } from "@strata/protocol";
+import { encodeError, LimitExceededError, parseBody, type RpcError } from "@strata/protocol";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { NodeConfig } from "../../config/node-config.js";
 import type { DispatchResult, RpcDispatcher } from "../dispatcher.js";
@@ -17,8 +17,20 @@ interface ChargedCaller {
   readonly caller: Caller;
 }
 
+/** One open connection: its notification sink and its liveness. */
+interface Client {
+  readonly sink: SubscriptionSink;
+  /** The remote address its connection counts against. */
+  readonly ip: string;
+  answeredPing: boolean;
+  /** performance.now() of its last message. */
+  lastMessageAt: number;
+}
+
 /** Close code for a binary frame (RFC 6455: unsupported data). */
 const UNSUPPORTED_DATA = 1003;
+/** Close code of an idle connection (RFC 6455: going away). */
+const GOING_AWAY = 1001;
 
 /**
  * The JSON-RPC WebSocket transport, on the HTTP server's port (upgrade on `/`): text frames carry
@@ -27,11 +39,16 @@ const UNSUPPORTED_DATA = 1003;
  * disconnected, so one slow reader never holds memory or slows the others. With a {@link RequestGate},
  * an invalid API key is refused at the upgrade (401) and every message's calls are charged to its
  * caller; a refused message is answered with the error and the socket stays open. Notifications are
- * never charged.
+ * never charged. One remote address opens at most `maxWsConnectionsPerIp` connections (429 beyond, as
+ * the gateway answers); every socket is pinged every `wsPingIntervalMs` and dropped when it did not
+ * answer the previous ping, and one without subscriptions that sends nothing for `wsIdleTimeoutMs` is
+ * closed (1001).
  */
 export class WebSocketRpcServer {
   private readonly wss: WebSocketServer;
-  private readonly sinks = new Map<WebSocket, SubscriptionSink>();
+  private readonly clients = new Map<WebSocket, Client>();
+  private readonly perIp = new Map<string, number>();
+  private readonly pinger: NodeJS.Timeout | undefined;
 
   constructor(
     server: Server,
@@ -49,23 +66,28 @@ export class WebSocketRpcServer {
     server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) =>
       this.upgrade(req, socket, head),
     );
+    if (Number.isFinite(options.wsPingIntervalMs)) {
+      this.pinger = setInterval(() => this.pingAll(), options.wsPingIntervalMs);
+      this.pinger.unref();
+    }
   }
 
   /** Open connections. */
   get connections(): number {
-    return this.sinks.size;
+    return this.clients.size;
   }
 
   /** The most bytes waiting to be written to any one client (over `maxWsQueuedBytes` it is disconnected). */
   get largestSendQueue(): number {
     let largest = 0;
-    for (const ws of this.sinks.keys()) largest = Math.max(largest, ws.bufferedAmount);
+    for (const ws of this.clients.keys()) largest = Math.max(largest, ws.bufferedAmount);
     return largest;
   }
 
   /** Disconnects every client. */
   close(): Promise<void> {
-    for (const ws of this.sinks.keys()) ws.terminate();
+    clearInterval(this.pinger);
+    for (const ws of this.clients.keys()) ws.terminate();
     return new Promise((resolve) => this.wss.close(() => resolve()));
   }
 
@@ -75,37 +97,67 @@ export class WebSocketRpcServer {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
       return;
     }
-    if (this.sinks.size >= this.options.maxWsConnections) {
+    if (this.clients.size >= this.options.maxWsConnections) {
       socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
       return;
     }
+    const ip = req.socket.remoteAddress ?? "unknown";
+    if (this.refusedOverIpCap(ip, socket)) return;
     if (this.gate === undefined) {
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, undefined, req));
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, undefined, ip));
       return;
     }
     const caller = callerOf(req);
     const gate = this.gate;
     // The upgrade counts as one call of the caller: opening sockets is not free.
     void authorize(gate, caller, 1).then((decision) => {
-      if (decision.allowed) {
-        this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, { gate, caller }, req));
+      if (!decision.allowed) {
+        refuseUpgrade(socket, decision.error, decision.headers);
         return;
       }
-      const { error } = decision;
-      const body = encodeError("null", error);
-      const headers = Object.entries(decision.headers)
-        .map(([name, value]) => `${name}: ${value}\r\n`)
-        .join("");
-      socket.end(
-        `HTTP/1.1 ${error.httpStatus} ${STATUS_CODES[error.httpStatus]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n\r\n${body}`,
-      );
+      // Other upgrades from the address may have been accepted while this one was authorized.
+      if (this.refusedOverIpCap(ip, socket)) return;
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, { gate, caller }, ip));
     });
   }
 
+  /** Refuses the upgrade (429) when `ip` already holds `maxWsConnectionsPerIp` connections. */
+  private refusedOverIpCap(ip: string, socket: Duplex): boolean {
+    const max = this.options.maxWsConnectionsPerIp;
+    if (max === 0 || (this.perIp.get(ip) ?? 0) < max) return false;
+    refuseUpgrade(
+      socket,
+      new LimitExceededError("too many WebSocket connections from this address", { limit: max }, 429),
+    );
+    return true;
+  }
+
+  /** Pings every socket; drops those that did not answer the last ping and closes idle ones. */
+  private pingAll(): void {
+    const now = performance.now();
+    for (const [ws, client] of this.clients) {
+      if (!client.answeredPing) {
+        ws.terminate();
+        continue;
+      }
+      if (
+        client.sink.subscriptions.size === 0 &&
+        now - client.lastMessageAt >= this.options.wsIdleTimeoutMs
+      ) {
+        ws.close(GOING_AWAY, "idle timeout");
+        continue;
+      }
+      client.answeredPing = false;
+      ws.ping();
+    }
+  }
+
   /** `charged` is set when a gate charges this connection's messages to its caller. */
-  private accept(ws: WebSocket, charged: ChargedCaller | undefined, req: IncomingMessage): void {
+  private accept(ws: WebSocket, charged: ChargedCaller | undefined, ip: string): void {
     const sink = createSink(ws, this.options.maxWsQueuedBytes);
-    this.sinks.set(ws, sink);
+    const client: Client = { sink, ip, answeredPing: true, lastMessageAt: performance.now() };
+    this.clients.set(ws, client);
+    this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
     // Calls still running when the connection goes are stopped.
     const open = new AbortController();
     // Each call running on a worker listens on it while in flight.
@@ -113,9 +165,13 @@ export class WebSocketRpcServer {
     const context: RpcContext = {
       connection: sink,
       signal: open.signal,
-      caller: `ip:${req.socket.remoteAddress ?? "unknown"}`,
+      caller: `ip:${ip}`,
     };
+    ws.on("pong", () => {
+      client.answeredPing = true;
+    });
     ws.on("message", (data, isBinary) => {
+      client.lastMessageAt = performance.now();
       if (isBinary) {
         ws.close(UNSUPPORTED_DATA, "binary frames are not supported");
         return;
@@ -150,9 +206,29 @@ export class WebSocketRpcServer {
   }
 
   private drop(ws: WebSocket, sink: SubscriptionSink): void {
-    if (!this.sinks.delete(ws)) return;
+    const client = this.clients.get(ws);
+    if (client === undefined) return;
+    this.clients.delete(ws);
+    const left = (this.perIp.get(client.ip) ?? 1) - 1;
+    if (left > 0) this.perIp.set(client.ip, left);
+    else this.perIp.delete(client.ip);
     this.subscriptions.dropConnection(sink);
   }
+}
+
+/** Answers an upgrade request with an HTTP refusal carrying the JSON-RPC error (its `httpStatus`). */
+function refuseUpgrade(
+  socket: Duplex,
+  error: RpcError,
+  headers: Readonly<Record<string, string>> = {},
+): void {
+  const body = encodeError("null", error);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
+  socket.end(
+    `HTTP/1.1 ${error.httpStatus} ${STATUS_CODES[error.httpStatus]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
+  );
 }
 
 /** The parts of a WebSocket a {@link SubscriptionSink} uses. */
