@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { request } from "node:http";
 import { type Database, indexerDb, type SqlValue } from "@strata/db";
 import { Indexer } from "@strata/indexer";
 import { pino } from "pino";
@@ -245,6 +246,34 @@ describe("keys and limits on every path", () => {
     const third = await upgradeStatus(g.wsUrl);
     open.push(third.ws);
     expect(third.status).toBe(101);
+  });
+
+  it("does not hold a per-IP place for an upgrade whose handshake fails", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 15, 15, 0, 0, 250));
+    const g = await gateway(
+      { upstreams: [node.url], maxWsConnectionsPerIp: 2, redisUrl: REDIS_URL, redisKeyPrefix: redisPrefix() },
+      { clock: clock.read, database: database.db },
+    );
+    // An upgrade without Sec-WebSocket-Key passes the limits, then fails its handshake (400).
+    const malformed = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(g.wsUrl.replace(/^ws/, "http"), {
+          headers: { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13" },
+        });
+        req.on("response", (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on("upgrade", () => reject(new Error("handshake should fail")));
+        req.on("error", reject);
+        req.end();
+      });
+    for (let i = 0; i < 3; i++) expect(await malformed()).toBe(400);
+    clock.advance(1_000);
+    const first = await upgradeStatus(g.wsUrl);
+    const second = await upgradeStatus(g.wsUrl);
+    open.push(first.ws, second.ws);
+    expect([first.status, second.status]).toEqual([101, 101]);
   });
 
   it("closes an idle WebSocket and drops one that does not answer pings", async () => {

@@ -133,16 +133,7 @@ export class GatewayWsServer {
       return;
     }
     const caller = callerOf(req, this.config.trustProxy);
-    if ((this.perIp.get(caller.ip) ?? 0) >= this.config.maxWsConnectionsPerIp) {
-      refuseUpgrade(
-        socket,
-        new LimitExceededError(`too many WebSocket connections from this address`, {
-          limit: this.config.maxWsConnectionsPerIp,
-        }),
-        "429 Too Many Requests",
-      );
-      return;
-    }
+    if (this.refusedOverCap(caller.ip, socket)) return;
     const decision = await this.deps.access.authorize(caller, 1);
     if (!decision.allowed) {
       const { error } = decision;
@@ -155,8 +146,11 @@ export class GatewayWsServer {
       refuseUpgrade(socket, error, status, decision.headers);
       return;
     }
-    this.perIp.set(caller.ip, (this.perIp.get(caller.ip) ?? 0) + 1);
+    // Checked again after the await; counted only once the socket is open (ws completes a valid
+    // handshake synchronously, and a failed one never opens a socket, so it holds no place).
+    if (this.refusedOverCap(caller.ip, socket)) return;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
+      this.perIp.set(caller.ip, (this.perIp.get(caller.ip) ?? 0) + 1);
       const session = new ClientSession(ws, caller, this.config, this.deps);
       this.sessions.add(session);
       this.deps.metrics.wsConnections.inc();
@@ -170,6 +164,19 @@ export class GatewayWsServer {
         }
       });
     });
+  }
+
+  /** Refuses the upgrade with 429 when `ip` holds its cap of open sockets; whether it did. */
+  private refusedOverCap(ip: string, socket: Duplex): boolean {
+    if ((this.perIp.get(ip) ?? 0) < this.config.maxWsConnectionsPerIp) return false;
+    refuseUpgrade(
+      socket,
+      new LimitExceededError(`too many WebSocket connections from this address`, {
+        limit: this.config.maxWsConnectionsPerIp,
+      }),
+      "429 Too Many Requests",
+    );
+    return true;
   }
 
   /** Pings every socket; drops those that did not answer the last ping and closes idle ones. */
