@@ -128,7 +128,11 @@ export async function runTestnet(argv: readonly string[], out: (line: string) =>
     return 0;
   }
   const planned = await planNodes(values);
-  const started = await Promise.allSettled(planned.map((node) => startChildService(node.args, 2, () => {})));
+  // Validators start with production paused and begin together once every node sees every other:
+  // a validator still starting would miss its first slots and be jailed for them.
+  const started = await Promise.allSettled(
+    planned.map((node) => startChildService(node.validator ? paused(node.args) : node.args, 2, () => {})),
+  );
   const services = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
   const failed = started.find((result) => result.status === "rejected");
   if (failed) {
@@ -136,6 +140,7 @@ export async function runTestnet(argv: readonly string[], out: (line: string) =>
     throw new UsageError((failed as PromiseRejectedResult).reason?.message ?? "a node failed to start");
   }
   const validators = planned.filter((node) => node.validator !== undefined).length;
+  await startProduction(planned, services);
   out(
     `Strata testnet · dev genesis · ${validators} validator(s), ${planned.length - validators} full node(s)`,
   );
@@ -151,6 +156,44 @@ export async function runTestnet(argv: readonly string[], out: (line: string) =>
   await untilSignal();
   await Promise.all(services.map((service) => service.stop(STOP_GRACE_MS)));
   return 0;
+}
+
+/** `args` with interval mining replaced by manual mining (production paused until it is switched on). */
+function paused(args: readonly string[]): string[] {
+  const at = args.indexOf("--mining");
+  return [...args.slice(0, at), "--mining", "manual", ...args.slice(at + 4)];
+}
+
+/**
+ * Waits (at most 30 s) until every node has a peer in every other, then switches each validator to
+ * interval mining at the planned block time with `evm_setIntervalMining`.
+ */
+async function startProduction(
+  planned: readonly PlannedNode[],
+  services: readonly ChildService[],
+): Promise<void> {
+  const call = async (url: string, method: string, params: unknown[]) => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    return ((await response.json()) as { result?: unknown }).result;
+  };
+  const urls = services.map((service) => service.urls[0]!);
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const peers = await Promise.all(urls.map((url) => call(url, "net_peerCount", []).catch(() => "0x0")));
+    if (peers.every((count) => Number(count) >= urls.length - 1)) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await Promise.all(
+    planned.map((node, i) => {
+      if (!node.validator) return undefined;
+      const seconds = Number(node.args[node.args.indexOf("--block-time") + 1]);
+      return call(urls[i]!, "evm_setIntervalMining", [seconds * 1000]);
+    }),
+  );
 }
 
 function watchExit(name: string, service: ChildService, out: (line: string) => void): void {
