@@ -1,9 +1,9 @@
 import { bytesToHex } from "@ethereumjs/util";
+import type { DoubleSignReport as EvidenceJson } from "@strata/protocol";
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpc, viemClients } from "../e2e/clients.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
-import type { EvidenceJson } from "./evidence.js";
 import { recoverSealer } from "./seal.js";
 
 interface ValidatorJson {
