@@ -142,6 +142,11 @@ export const RpcBlock = RpcHeader.extend({
 /** A block on the wire. */
 export type RpcBlock = z.infer<typeof RpcBlock>;
 
+/** The pending block (`eth_getBlockByNumber("pending")`): not sealed, so without hash, nonce or miner. */
+export const RpcPendingBlock = RpcBlock.extend({ hash: z.null(), nonce: z.null(), miner: z.null() });
+/** The pending block on the wire. */
+export type RpcPendingBlock = z.infer<typeof RpcPendingBlock>;
+
 /** A block with full transaction objects (`eth_getBlockByNumber(n, true)`). */
 export const RpcBlockWithTransactions = RpcHeader.extend({
   ...blockBody,
