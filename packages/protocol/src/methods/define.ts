@@ -9,16 +9,20 @@ export type ParamSchemas = readonly z.ZodType[];
  * (published by `rpc.discover`). Result schemas give the result's TypeScript type and its JSON
  * Schema; nothing checks results at run time.
  */
-export interface MethodSpec<P extends ParamSchemas = ParamSchemas, R extends z.ZodType = z.ZodType> {
+export interface MethodSpec<
+  P extends ParamSchemas = ParamSchemas,
+  R extends z.ZodType = z.ZodType,
+  N extends number = number,
+> {
   readonly params: P;
-  readonly required: number;
+  readonly required: N;
   readonly result: R;
   readonly summary?: string;
 }
 
-/** Declares one method of the table, keeping its parameter tuple and result schema as precise types. */
-export function method<const P extends ParamSchemas, R extends z.ZodType>(
-  spec: MethodSpec<P, R>,
-): MethodSpec<P, R> {
+/** Declares one method of the table, keeping its parameter tuple, required count and result schema as precise types. */
+export function method<const P extends ParamSchemas, R extends z.ZodType, const N extends number>(
+  spec: MethodSpec<P, R, N>,
+): MethodSpec<P, R, N> {
   return spec;
 }

@@ -24,7 +24,10 @@ export const MineOptions = z.union([
  * One development control as anvil serves it (answering `null`) and as Hardhat does (answering
  * `true`), with the same parameters.
  */
-function anvilAndHardhat<const P extends readonly z.ZodType[]>(params: P, required: number) {
+function anvilAndHardhat<const P extends readonly z.ZodType[], const N extends number>(
+  params: P,
+  required: N,
+) {
   return {
     anvil: method({ params, required, result: NullResult }),
     hardhat: method({ params, required, result: TrueResult }),
