@@ -23,7 +23,7 @@ export {
   type DePINNodeType,
   VALIDATOR_STATUS,
   type ValidatorStatusName,
-} from "@strata/protocol";
+} from "@strata/protocol/names";
 
 /** `DePINRegistry.NodeStatus` enum values, by index. */
 export const DEPIN_NODE_STATUS = ["none", "registered", "deregistered", "withdrawn"] as const;

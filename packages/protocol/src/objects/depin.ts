@@ -1,11 +1,7 @@
 import { z } from "zod";
 import { Address } from "../schemas.js";
 import { DecimalText, IsoTime } from "./hex-text.js";
-
-/** DePIN node types, in the order of the DePINRegistry contract's `NodeType` enum. */
-export const DEPIN_NODE_TYPES = ["compute", "storage", "wireless", "sensor", "energy"] as const;
-/** One of {@link DEPIN_NODE_TYPES}. */
-export type DePINNodeType = (typeof DEPIN_NODE_TYPES)[number];
+import { DEPIN_NODE_TYPES } from "./names.js";
 
 /** Default and largest page of `svc_getDePINNodes`. */
 export const DEPIN_PAGE = { default: 100, max: 1000 } as const;

@@ -1,10 +1,6 @@
 import { z } from "zod";
 import { DecimalText, HexText } from "./hex-text.js";
-
-/** Validator statuses, in the order of the Staking contract's `ValidatorStatus` enum. */
-export const VALIDATOR_STATUS = ["active", "inactive", "jailed", "unbonding"] as const;
-/** One of {@link VALIDATOR_STATUS}. */
-export type ValidatorStatusName = (typeof VALIDATOR_STATUS)[number];
+import { VALIDATOR_STATUS } from "./names.js";
 
 /** One validator as `svc_getValidators` returns it (DECISIONS.md "Chain-specific methods"). */
 export const Validator = z.object({
