@@ -54,23 +54,21 @@ function control<M extends NodeMethodName>(
   };
 }
 
-type Args<M extends NodeMethodName> = DecodedParams<M>;
-
-const mineBlocks = async ([count, interval]: Args<"anvil_mine">, services: RpcServices) =>
+const mineBlocks = async ([count, interval]: DecodedParams<"anvil_mine">, services: RpcServices) =>
   // An interval of 0 (viem's default) leaves the timestamps to the clock.
   mine(services, count ?? 1n, interval || undefined);
-const setBalance = ([who, value]: Args<"anvil_setBalance">, services: RpcServices, method: string) =>
+const setBalance = ([who, value]: DecodedParams<"anvil_setBalance">, services: RpcServices, method: string) =>
   edit(services, method, { kind: "balance", address: createAddressFromString(who), value });
-const setNonce = ([who, value]: Args<"anvil_setNonce">, services: RpcServices, method: string) =>
+const setNonce = ([who, value]: DecodedParams<"anvil_setNonce">, services: RpcServices, method: string) =>
   edit(services, method, { kind: "nonce", address: createAddressFromString(who), value });
-const setCode = ([who, code]: Args<"anvil_setCode">, services: RpcServices, method: string) =>
+const setCode = ([who, code]: DecodedParams<"anvil_setCode">, services: RpcServices, method: string) =>
   edit(services, method, {
     kind: "code",
     address: createAddressFromString(who),
     code: Buffer.from(code.slice(2), "hex"),
   });
 const setStorageAt = (
-  [who, slot, value]: Args<"anvil_setStorageAt">,
+  [who, slot, value]: DecodedParams<"anvil_setStorageAt">,
   services: RpcServices,
   method: string,
 ) =>
@@ -80,10 +78,10 @@ const setStorageAt = (
     slot: Buffer.from(slot.toString(16).padStart(64, "0"), "hex"),
     value: Buffer.from(value.slice(2), "hex"),
   });
-const impersonate = ([who]: Args<"anvil_impersonateAccount">, services: RpcServices) => {
+const impersonate = ([who]: DecodedParams<"anvil_impersonateAccount">, services: RpcServices) => {
   services.impersonated.add(who.toLowerCase());
 };
-const stopImpersonating = ([who]: Args<"anvil_stopImpersonatingAccount">, services: RpcServices) => {
+const stopImpersonating = ([who]: DecodedParams<"anvil_stopImpersonatingAccount">, services: RpcServices) => {
   services.impersonated.delete(who.toLowerCase());
 };
 
