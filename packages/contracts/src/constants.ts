@@ -17,13 +17,13 @@ export const COMMISSION_PRECISION = 10n ** 18n;
 /** Decimals of every PriceOracle answer. */
 export const PRICE_DECIMALS = 8;
 
-/** `Staking.ValidatorStatus` enum values, by index. */
-export const VALIDATOR_STATUS = ["active", "inactive", "jailed", "unbonding"] as const;
-export type ValidatorStatusName = (typeof VALIDATOR_STATUS)[number];
-
-/** `DePINRegistry.NodeType` names, by enum index. */
-export const DEPIN_NODE_TYPES = ["compute", "storage", "wireless", "sensor", "energy"] as const;
-export type DePINNodeType = (typeof DEPIN_NODE_TYPES)[number];
+// `Staking.ValidatorStatus` and `DePINRegistry.NodeType` names by enum index: the wire contract's.
+export {
+  DEPIN_NODE_TYPES,
+  type DePINNodeType,
+  VALIDATOR_STATUS,
+  type ValidatorStatusName,
+} from "@strata/protocol/names";
 
 /** `DePINRegistry.NodeStatus` enum values, by index. */
 export const DEPIN_NODE_STATUS = ["none", "registered", "deregistered", "withdrawn"] as const;

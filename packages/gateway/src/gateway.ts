@@ -1,4 +1,5 @@
 import { type Database, openDatabase } from "@strata/db";
+import { type AnyRpcCall, rpcRequest } from "@strata/protocol";
 import { type Logger, pino } from "pino";
 import type { Registry } from "prom-client";
 import { type Clock, systemClock } from "./clock.js";
@@ -109,7 +110,9 @@ export async function createGateway(
         : new AdminApi(keys, config.adminToken, (req) => callerOf(req, config.trustProxy).ip, clock),
     rest: createRestApi({
       database: config.databaseUrl !== undefined || !ownsDatabase ? database : undefined,
-      rpc: async (method, params) => unwrap((await callUpstream(pool, [{ method, params }]))[0]),
+      // The REST routes name methods at run time; their results are typed where they are read.
+      rpc: async (method, params) =>
+        unwrap((await callUpstream(pool, [{ method, params } as AnyRpcCall]))[0]),
     }),
     health: {
       pool,
@@ -154,9 +157,7 @@ export async function createGateway(
 
   const learnChainId = async () => {
     if (chainId !== undefined || !pool.anyHealthy) return;
-    const [answer] = await callUpstream(pool, [{ method: "eth_chainId", params: [] }]).catch(() => [
-      undefined,
-    ]);
+    const [answer] = await callUpstream(pool, [rpcRequest("eth_chainId")]).catch(() => [undefined]);
     if (typeof answer === "string") chainId = Number.parseInt(answer, 16);
   };
 

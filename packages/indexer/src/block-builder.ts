@@ -1,9 +1,10 @@
 import type { indexerDb } from "@strata/db";
+import type { RpcTransaction } from "@strata/protocol";
+import type { FetchedBlock } from "./block-fetcher.js";
 import type { ChainModules } from "./chain-modules.js";
 import { decodeTransfer, probeErc20 } from "./erc20.js";
 import { revertReason } from "./revert-reason.js";
 import type { RpcClient } from "./rpc-client.js";
-import type { FetchedBlock, RpcTransaction } from "./rpc-types.js";
 
 type IndexedBlock = indexerDb.IndexedBlock;
 type TokenRow = indexerDb.TokenRow;

@@ -1,5 +1,14 @@
+import { type RpcBlockWithTransactions, type RpcReceipt, rpcRequest } from "@strata/protocol";
 import { isMethodNotFound, type RpcClient } from "./rpc-client.js";
-import type { FetchedBlock, RpcBlock, RpcReceipt } from "./rpc-types.js";
+
+/** A block as fetched for indexing: header, transactions and their receipts in block order. */
+export interface FetchedBlock {
+  readonly block: RpcBlockWithTransactions;
+  readonly receipts: readonly RpcReceipt[];
+}
+
+/** `eth_getBlockByNumber(n, true)`: the block with full transaction objects. */
+const blockWithTransactions = (n: bigint) => rpcRequest("eth_getBlockByNumber", hex(n), true);
 
 const hex = (n: bigint) => `0x${n.toString(16)}`;
 
@@ -29,14 +38,11 @@ export class BlockFetcher {
     const numbers = Array.from({ length: count }, (_, i) => from + BigInt(i));
     if (this.#blockReceipts) {
       try {
-        const answers = await this.#rpc.batch<unknown>(
-          numbers.flatMap((n) => [
-            { method: "eth_getBlockByNumber", params: [hex(n), true] },
-            { method: "eth_getBlockReceipts", params: [hex(n)] },
-          ]),
+        const answers = await this.#rpc.batch(
+          numbers.flatMap((n) => [blockWithTransactions(n), rpcRequest("eth_getBlockReceipts", hex(n))]),
         );
         return numbers.map((n, i) => {
-          const block = answers[2 * i] as RpcBlock | null;
+          const block = answers[2 * i] as RpcBlockWithTransactions | null;
           const receipts = answers[2 * i + 1] as RpcReceipt[] | null;
           if (block === null || receipts === null) throw new BlockUnavailableError(n);
           if (
@@ -51,14 +57,14 @@ export class BlockFetcher {
         this.#blockReceipts = false;
       }
     }
-    const blocks = await this.#rpc.batch<RpcBlock | null>(
-      numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [hex(n), true] })),
-    );
+    const blocks = (await this.#rpc.batch(
+      numbers.map(blockWithTransactions),
+    )) as (RpcBlockWithTransactions | null)[];
     const fetched: FetchedBlock[] = [];
     for (const [i, block] of blocks.entries()) {
       if (block === null) throw new BlockUnavailableError(numbers[i]!);
-      const receipts = await this.#rpc.batch<RpcReceipt | null>(
-        block.transactions.map((t) => ({ method: "eth_getTransactionReceipt", params: [t.hash] })),
+      const receipts = await this.#rpc.batch(
+        block.transactions.map((t) => rpcRequest("eth_getTransactionReceipt", t.hash)),
       );
       if (receipts.some((r) => r === null)) throw new BlockUnavailableError(numbers[i]!);
       fetched.push({ block, receipts: receipts as RpcReceipt[] });

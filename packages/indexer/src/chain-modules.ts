@@ -1,7 +1,16 @@
 import { PRICE_DECIMALS, PRICE_ORACLE_ADDRESS, PriceOracle } from "@strata/contracts";
 import type { Database, indexerDb } from "@strata/db";
 import { indexerDb as store } from "@strata/db";
-import { RpcError } from "@strata/protocol";
+import {
+  type DePINNode,
+  type MethodName,
+  type MethodResult,
+  type Prediction,
+  RpcError,
+  type RpcLog,
+  rpcRequest,
+  type WireParams,
+} from "@strata/protocol";
 import type { Logger } from "pino";
 import {
   decodeAbiParameters,
@@ -13,7 +22,6 @@ import {
   toEventSelector,
 } from "viem";
 import { isMethodNotFound, type RpcClient } from "./rpc-client.js";
-import type { RpcLog } from "./rpc-types.js";
 
 type OraclePriceRow = indexerDb.OraclePriceRow;
 type ValidatorSnapshotRow = indexerDb.ValidatorSnapshotRow;
@@ -26,21 +34,6 @@ const ROUNDS_PER_CALL = 500n;
 /** Prediction horizons (days) the indexer records for every asset. */
 export const PREDICTION_HORIZONS = [1, 7, 30] as const;
 const RECHECK_MS = 5 * 60_000;
-
-interface Validator {
-  address: string;
-  stake: string;
-  selfStake?: string;
-  delegatedStake?: string;
-  commission?: string;
-  uptime?: string;
-  status?: string;
-  blocksProposed?: number | string;
-  blocksMissed?: number | string;
-  jailed?: boolean;
-}
-
-const optionalBigInt = (v: number | string | undefined) => (v === undefined ? null : BigInt(v));
 
 /**
  * Indexes the chain modules (staking, DePIN registry, price oracle, predictions) through the node's
@@ -60,11 +53,11 @@ export class ChainModules {
   }
 
   /** Calls a `svc_*` method; `undefined` when the node does not serve it or it failed (logged). */
-  async #svc<T>(method: string, params: readonly unknown[]): Promise<T | undefined> {
+  async #svc<M extends MethodName>(method: M, params: WireParams<M>): Promise<MethodResult<M> | undefined> {
     const since = this.#unavailable.get(method);
     if (since !== undefined && Date.now() - since < RECHECK_MS) return undefined;
     try {
-      const result = await this.#rpc.call<T>(method, params);
+      const result = await this.#rpc.call(method, params);
       this.#unavailable.delete(method);
       return result;
     } catch (error) {
@@ -93,13 +86,13 @@ export class ChainModules {
    */
   async validatorSnapshot(number: bigint, current: boolean): Promise<ValidatorSnapshotRow[]> {
     if (this.#epochLength === undefined) {
-      const info = await this.#svc<{ epochLength: string }>("svc_getStakingInfo", []);
+      const info = await this.#svc("svc_getStakingInfo", []);
       if (info === undefined) return [];
       this.#epochLength = BigInt(info.epochLength);
       if (this.#epochLength <= 0n) this.#epochLength = 1n;
     }
     if (!current && number % this.#epochLength !== 0n) return [];
-    const validators = await this.#svc<Validator[]>("svc_getValidators", [hex(number)]);
+    const validators = await this.#svc("svc_getValidators", [hex(number)]);
     if (validators === undefined) return [];
     const epoch = number / this.#epochLength;
     return validators.map((v) => ({
@@ -107,14 +100,14 @@ export class ChainModules {
       address: v.address.toLowerCase(),
       blockNumber: number,
       stake: v.stake,
-      selfStake: v.selfStake ?? null,
-      delegatedStake: v.delegatedStake ?? null,
-      commission: v.commission ?? null,
-      uptime: v.uptime ?? null,
-      status: v.status ?? null,
-      blocksProposed: optionalBigInt(v.blocksProposed),
-      blocksMissed: optionalBigInt(v.blocksMissed),
-      jailed: v.jailed ?? null,
+      selfStake: v.selfStake,
+      delegatedStake: v.delegatedStake,
+      commission: v.commission,
+      uptime: v.uptime,
+      status: v.status,
+      blocksProposed: BigInt(v.blocksProposed),
+      blocksMissed: BigInt(v.blocksMissed),
+      jailed: v.jailed,
     }));
   }
 
@@ -156,14 +149,14 @@ export class ChainModules {
 
   async #assetOf(key: string, number: bigint): Promise<string | undefined> {
     if (!this.#assetsByKey.has(key)) {
-      const data = await this.#rpc.call<string>("eth_call", [
+      const data = await this.#rpc.call("eth_call", [
         { to: ORACLE, data: encodeFunctionData({ abi: PriceOracle.abi, functionName: "assets" }) },
         hex(number),
       ]);
       const assets = decodeFunctionResult({
         abi: PriceOracle.abi,
         functionName: "assets",
-        data: data as `0x${string}`,
+        data,
       });
       for (const symbol of assets as readonly string[])
         this.#assetsByKey.set(keccak256(toBytes(symbol)), symbol);
@@ -175,9 +168,9 @@ export class ChainModules {
     const calls = [];
     for (let start = from; start <= to; start += ROUNDS_PER_CALL) {
       const count = to - start + 1n < ROUNDS_PER_CALL ? to - start + 1n : ROUNDS_PER_CALL;
-      calls.push({
-        method: "eth_call",
-        params: [
+      calls.push(
+        rpcRequest(
+          "eth_call",
           {
             to: ORACLE,
             data: encodeFunctionData({
@@ -187,15 +180,15 @@ export class ChainModules {
             }),
           },
           hex(number),
-        ],
-      });
+        ),
+      );
     }
-    const answers = await this.#rpc.batch<string>(calls);
+    const answers = await this.#rpc.batch(calls);
     return answers.flatMap((data) => {
       const rounds = decodeFunctionResult({
         abi: PriceOracle.abi,
         functionName: "getRounds",
-        data: data as `0x${string}`,
+        data,
       });
       return (rounds as readonly { roundId: bigint; answer: bigint; updatedAt: bigint }[]).map((r) => ({
         asset,
@@ -209,11 +202,9 @@ export class ChainModules {
 
   /** Replaces the stored DePIN registry with the node's current one. */
   async refreshDePIN(db: Database, number: bigint): Promise<void> {
-    const nodes: { id: string; owner: string; type: string; region: string; status: string }[] = [];
+    const nodes: DePINNode[] = [];
     for (let offset = 0; ; offset += 1000) {
-      const page = await this.#svc<typeof nodes>("svc_getDePINNodes", [
-        { status: "all", offset, limit: 1000 },
-      ]);
+      const page = await this.#svc("svc_getDePINNodes", [{ status: "all", offset, limit: 1000 }]);
       if (page === undefined) return;
       nodes.push(...page);
       if (page.length < 1000) break;
@@ -224,13 +215,10 @@ export class ChainModules {
   /** Records the node's current prediction of every indexed asset at each of {@link PREDICTION_HORIZONS}. */
   async recordPredictions(db: Database, number: bigint): Promise<void> {
     const feeds = await store.priceFeeds(db);
-    const predictions: { asset: string; horizon: number; timestamp: string }[] = [];
+    const predictions: Prediction[] = [];
     for (const { asset } of feeds) {
       for (const horizon of PREDICTION_HORIZONS) {
-        const p = await this.#svc<{ asset: string; horizon: number; timestamp: string }>(
-          "svc_getAIPrediction",
-          [asset, horizon],
-        );
+        const p = await this.#svc("svc_getAIPrediction", [asset, horizon]);
         if (p === undefined) {
           if (this.#unavailable.has("svc_getAIPrediction")) return;
           continue;

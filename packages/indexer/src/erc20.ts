@@ -1,4 +1,4 @@
-import { RpcError } from "@strata/protocol";
+import { RpcError, rpcRequest } from "@strata/protocol";
 import { decodeFunctionResult, encodeFunctionData, erc20Abi, hexToString, parseAbi, trim } from "viem";
 import type { RpcClient } from "./rpc-client.js";
 
@@ -58,14 +58,16 @@ export async function probeErc20(
   address: string,
   blockTag: string,
 ): Promise<TokenMetadata | undefined> {
-  const call = (functionName: "decimals" | "name" | "symbol" | "totalSupply") => ({
-    method: "eth_call",
-    params: [{ to: address, data: encodeFunctionData({ abi: erc20Abi, functionName }) }, blockTag],
-  });
+  const call = (functionName: "decimals" | "name" | "symbol" | "totalSupply") =>
+    rpcRequest(
+      "eth_call",
+      { to: address, data: encodeFunctionData({ abi: erc20Abi, functionName }) },
+      blockTag,
+    );
   const calls = [call("decimals"), call("totalSupply"), call("name"), call("symbol")];
   const answers = await Promise.all(
     calls.map((c) =>
-      rpc.call<string>(c.method, c.params).catch((error: unknown) => {
+      rpc.call(c.method, c.params).catch((error: unknown) => {
         if (error instanceof RpcError) return undefined;
         throw error;
       }),

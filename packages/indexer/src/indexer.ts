@@ -1,12 +1,13 @@
 import { type Database, INDEXER_MIGRATIONS, indexerDb, migrate } from "@strata/db";
+import { rpcRequest } from "@strata/protocol";
 import { type Logger, pino } from "pino";
 import { buildIndexedBlock, TokenRegistry } from "./block-builder.js";
+import type { FetchedBlock } from "./block-fetcher.js";
 import { BlockFetcher, BlockUnavailableError } from "./block-fetcher.js";
 import { ChainModules } from "./chain-modules.js";
 import { HeadSubscription, wsUrlOf } from "./head-subscription.js";
 import type { GrowingStructure } from "./indexer-metrics.js";
 import { RpcClient } from "./rpc-client.js";
-import type { FetchedBlock } from "./rpc-types.js";
 
 /** How an {@link Indexer} is set up. */
 export interface IndexerOptions {
@@ -135,7 +136,7 @@ export class Indexer {
       module: "indexer",
     });
     const rpc = new RpcClient(options.rpcUrl);
-    const chainId = BigInt(await rpc.call<string>("eth_chainId"));
+    const chainId = BigInt(await rpc.call("eth_chainId", []));
     await migrate(options.db, INDEXER_MIGRATIONS);
     const indexer = new Indexer(options, rpc, log);
     await indexerDb.initIndexerState(options.db, chainId);
@@ -271,13 +272,10 @@ export class Indexer {
 
   /** One round: checks the tip still belongs to the node's chain, then indexes to the head. True when caught up. */
   async #step(): Promise<boolean> {
-    const head = BigInt(await this.#rpc.call<string>("eth_blockNumber"));
+    const head = BigInt(await this.#rpc.call("eth_blockNumber", []));
     this.#head = head;
     if (this.#tip >= 0n) {
-      const nodeTip = await this.#rpc.call<{ hash: string } | null>("eth_getBlockByNumber", [
-        hex(this.#tip),
-        false,
-      ]);
+      const nodeTip = await this.#rpc.call("eth_getBlockByNumber", [hex(this.#tip), false]);
       if (nodeTip?.hash !== this.#tipHash) {
         await this.#rewind();
         return false;
@@ -403,8 +401,8 @@ export class Indexer {
       const low = common - 15n < 0n ? 0n : common - 15n;
       const numbers: bigint[] = [];
       for (let n = common; n >= low; n--) numbers.push(n);
-      const remote = await this.#rpc.batch<{ hash: string } | null>(
-        numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [hex(n), false] })),
+      const remote = await this.#rpc.batch(
+        numbers.map((n) => rpcRequest("eth_getBlockByNumber", hex(n), false)),
       );
       const stored = await this.#db.query<{ number: bigint; hash: string }>(
         "SELECT number, hash FROM blocks WHERE number BETWEEN $1 AND $2",

@@ -1,16 +1,16 @@
+import type { RpcTransaction } from "@strata/protocol";
 import { RpcError } from "@strata/protocol";
 import type { RpcClient } from "./rpc-client.js";
-import type { RpcTransaction } from "./rpc-types.js";
 
 const PREFIX = "execution reverted";
 
 /**
  * The revert reason of a reverted transaction, found by replaying it with `eth_call` on the state
  * before its block (as geth-based explorers do): `"execution reverted: <reason>"` becomes `<reason>`;
- * `null` when the replay does not revert or gives no reason.
+ * `null` when the replay does not revert or gives no reason. `tx` is a mined transaction (it has a block).
  */
 export async function revertReason(rpc: RpcClient, tx: RpcTransaction): Promise<string | null> {
-  const parent = BigInt(tx.blockNumber) - 1n;
+  const parent = BigInt(tx.blockNumber!) - 1n;
   const call = {
     from: tx.from,
     ...(tx.to === null ? {} : { to: tx.to }),

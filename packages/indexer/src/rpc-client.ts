@@ -1,10 +1,11 @@
-import { RpcError } from "@strata/protocol";
-
-/** One call of a batch. */
-export interface RpcCall {
-  readonly method: string;
-  readonly params: readonly unknown[];
-}
+import {
+  type AnyRpcCall,
+  type MethodName,
+  type MethodResult,
+  RpcError,
+  rpcBatch,
+  type WireParams,
+} from "@strata/protocol";
 
 /** A node could not be reached, or answered something that is not JSON-RPC. */
 export class NodeUnreachableError extends Error {
@@ -17,15 +18,21 @@ export class NodeUnreachableError extends Error {
 /** The JSON-RPC error code a node answers for a method it does not serve. */
 export const METHOD_NOT_FOUND = -32601;
 
-interface Envelope {
-  id?: number;
-  result?: unknown;
-  error?: { code: number; message: string; data?: unknown };
+/** A call by name, outside the table's types. */
+export interface UntypedCall {
+  readonly method: string;
+  readonly params: readonly unknown[];
 }
 
+/** The results of a batch of calls, in call order, typed by the wire method table. */
+export type BatchResults<C extends readonly AnyRpcCall[]> = {
+  -readonly [K in keyof C]: MethodResult<C[K]["method"]>;
+};
+
 /**
- * A JSON-RPC client over HTTP. A node's error answers become {@link RpcError}s with the node's code;
- * transport failures become {@link NodeUnreachableError}.
+ * A JSON-RPC client over HTTP whose calls are typed by the wire method table of `@strata/protocol`.
+ * A node's error answers become {@link RpcError}s with the node's code; transport failures become
+ * {@link NodeUnreachableError}.
  */
 export class RpcClient {
   readonly url: string;
@@ -37,19 +44,30 @@ export class RpcClient {
     this.#timeoutMs = timeoutMs;
   }
 
-  /** Calls one method and returns its result. */
-  async call<T>(method: string, params: readonly unknown[] = []): Promise<T> {
-    const [result] = await this.batch<T>([{ method, params }]);
-    return result as T;
+  /** Calls one method of the wire table and returns its typed result. */
+  call<M extends MethodName>(method: M, params: WireParams<M>): Promise<MethodResult<M>>;
+  /** Calls any method (one outside the table, or parameters built at run time); the caller names the result type. */
+  call<T = unknown>(method: string, params?: readonly unknown[]): Promise<T>;
+  async call(method: string, params: readonly unknown[] = []): Promise<unknown> {
+    const [result] = await this.batch([{ method, params }]);
+    return result;
   }
 
-  /** Calls several methods in one HTTP request; results in call order, the first error thrown. */
-  async batch<T = unknown>(calls: readonly RpcCall[]): Promise<T[]> {
-    if (calls.length === 0) return [];
-    const body = JSON.stringify(
-      calls.map((c, id) => ({ jsonrpc: "2.0", id, method: c.method, params: c.params })),
+  /** Calls several methods of the wire table in one HTTP request; results in call order, the first error thrown. */
+  batch<const C extends readonly AnyRpcCall[]>(calls: C): Promise<BatchResults<C>>;
+  /** Calls any methods in one HTTP request; the caller names the result type. */
+  batch<T = unknown>(calls: readonly UntypedCall[]): Promise<T[]>;
+  async batch(calls: readonly UntypedCall[]): Promise<unknown[]> {
+    const settled = await rpcBatch(
+      (body) => this.#post(body),
+      calls as readonly AnyRpcCall[],
+      (reason) => new NodeUnreachableError(this.url, new Error(reason)),
     );
-    let answers: unknown;
+    for (const answer of settled) if (answer instanceof Error) throw answer;
+    return settled;
+  }
+
+  async #post(body: string): Promise<string> {
     try {
       const response = await fetch(this.url, {
         method: "POST",
@@ -57,27 +75,10 @@ export class RpcClient {
         body,
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
-      answers = await response.json();
+      return await response.text();
     } catch (error) {
       throw new NodeUnreachableError(this.url, error);
     }
-    if (!Array.isArray(answers)) {
-      const single = answers as Envelope | undefined;
-      if (single?.error)
-        throw new RpcError(single.error.code, single.error.message, { data: single.error.data });
-      throw new NodeUnreachableError(this.url, new Error("answer to a batch is not an array"));
-    }
-    const byId = new Map<number, Envelope>();
-    for (const answer of answers as Envelope[])
-      if (typeof answer?.id === "number") byId.set(answer.id, answer);
-    return calls.map((call, id) => {
-      const answer = byId.get(id);
-      if (answer === undefined)
-        throw new NodeUnreachableError(this.url, new Error(`no answer to ${call.method}`));
-      if (answer.error)
-        throw new RpcError(answer.error.code, answer.error.message, { data: answer.error.data });
-      return answer.result as T;
-    });
   }
 }
 

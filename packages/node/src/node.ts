@@ -23,7 +23,7 @@ import { StateFactory } from "./execution/state-factory.js";
 import type { TraceLimits } from "./execution/tracing/trace-options.js";
 import { TracingService } from "./execution/tracing/tracing-service.js";
 import { Follower } from "./follower/follower.js";
-import { forwardedMethods } from "./follower/forwarding.js";
+import { forwardTo } from "./follower/forwarding.js";
 import { SourceClient } from "./follower/source-client.js";
 import { createLogger } from "./logger.js";
 import { isLoopback, type MetricsServer, serveMetricsEndpoint } from "./metrics/metrics-server.js";
@@ -285,6 +285,7 @@ export async function createNode(
       },
     ),
     finality,
+    forwarder: source ? forwardTo(source) : undefined,
   };
   const metrics: NodeMetrics = new NodeMetrics({
     headNumber: () => chain.head.header.number,
@@ -347,7 +348,7 @@ export async function createNode(
     ? new Follower(chain, pool, verifier, source, logger.child({ module: "follower" }))
     : undefined;
   const dispatcher = new RpcDispatcher(
-    source ? createMethodRegistry().register(forwardedMethods(source)) : createMethodRegistry(),
+    createMethodRegistry(),
     services,
     logger.child({ module: "rpc" }),
     (method, seconds, failed) => metrics.observeRequest(method, seconds, failed),

@@ -63,7 +63,7 @@ export async function runIndexer(argv: readonly string[], out: (line: string) =>
   const databaseUrl = (values["database-url"] as string | undefined) ?? process.env.DATABASE_URL;
   let chainId: string;
   try {
-    chainId = BigInt(await new RpcClient(rpcUrl).call<string>("eth_chainId")).toString();
+    chainId = BigInt(await new RpcClient(rpcUrl).call("eth_chainId", [])).toString();
   } catch (error) {
     if (error instanceof NodeUnreachableError) throw new UsageError(`--rpc: ${error.message}`);
     throw error;

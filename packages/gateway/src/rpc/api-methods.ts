@@ -1,105 +1,79 @@
 import {
-  Address,
-  BlockNumberOrTag,
-  describeIssue,
-  InvalidParamsError,
+  type ApiBalance,
+  type ApiChainInfo,
+  apiMethods,
+  type DecodedParams,
+  decodeParams,
+  type Hex,
   MethodNotFoundError,
+  type MethodResult,
+  NATIVE_CURRENCY,
+  rpcRequest,
 } from "@strata/protocol";
 import { KNOWN_NETWORKS } from "../config.js";
 import type { UpstreamPool } from "../upstream/upstream-pool.js";
 import { callUpstream, unwrap } from "./upstream-rpc.js";
 
-/** Native currency of Strata networks (DECISIONS.md "Name and networks"). */
-export const NATIVE_CURRENCY = { name: "Strata", symbol: "STRA", decimals: 18 } as const;
+/** The gateway's own methods (`api_*`). */
+type ApiMethodName = keyof typeof apiMethods;
 
-/** `api_getBalance` result. */
-export interface ApiBalance {
-  readonly address: string;
-  readonly balance: string;
-  readonly formatted: string;
-  readonly symbol: string;
-  readonly blockNumber: string;
-}
-
-/** `api_getChainInfo` result. */
-export interface ApiChainInfo {
-  readonly chainId: number;
-  readonly chainIdHex: string;
-  readonly network: string;
-  readonly nativeCurrency: typeof NATIVE_CURRENCY;
-  readonly blockNumber: string;
-  readonly blockHash: string;
-  readonly blockTime: number;
-  readonly baseFeePerGas: string | null;
-  readonly validatorCount: number | null;
-  readonly clientVersion: string;
-  readonly syncing: unknown;
-}
-
-interface BlockHeader {
-  number: string;
-  hash: string;
-  baseFeePerGas?: string;
-}
+/** Serves one `api_*` method: its decoded arguments (and the raw ones, forwarded as sent) in, its declared result out. */
+type ApiHandler<M extends ApiMethodName> = (
+  pool: UpstreamPool,
+  args: DecodedParams<M>,
+  raw: readonly unknown[],
+) => Promise<MethodResult<M>>;
 
 /** True for the methods the gateway answers itself. */
 export function isApiMethod(method: string): boolean {
   return method.startsWith("api_");
 }
 
-/** Runs an `api_*` method; throws an `RpcError` for bad params, unknown methods or node errors. */
+/**
+ * Runs an `api_*` method: params decoded by the wire table's schemas (-32602 naming the argument, as
+ * the node does); throws an `RpcError` for bad params, unknown methods or node errors.
+ */
 export async function callApiMethod(
   pool: UpstreamPool,
   method: string,
   params: readonly unknown[],
 ): Promise<unknown> {
-  switch (method) {
-    case "api_getBalance":
-      return getBalance(pool, params);
-    case "api_getChainInfo":
-      return getChainInfo(pool, params);
-    default:
-      throw new MethodNotFoundError(method);
-  }
+  if (!Object.hasOwn(apiMethods, method)) throw new MethodNotFoundError(method);
+  const name = method as ApiMethodName;
+  const handler = API_HANDLERS[name] as ApiHandler<ApiMethodName>;
+  return handler(pool, decodeParams(apiMethods[name], params) as never, params);
 }
 
 /** `api_getBalance([address, blockTag?])`: the balance in wei and in STRA at one block. */
-async function getBalance(pool: UpstreamPool, params: readonly unknown[]): Promise<ApiBalance> {
-  if (params.length > 2) throw new InvalidParamsError("too many arguments, want at most 2");
-  if (params[0] === undefined || params[0] === null)
-    throw new InvalidParamsError("missing value for required argument 0");
-  const address = Address.safeParse(params[0]);
-  if (!address.success) throw new InvalidParamsError(`invalid argument 0: ${describeIssue(address.error)}`);
-  const tag = params[1] ?? "latest";
-  const block = BlockNumberOrTag.safeParse(tag);
-  if (!block.success) throw new InvalidParamsError(`invalid argument 1: ${describeIssue(block.error)}`);
+const getBalance: ApiHandler<"api_getBalance"> = async (pool, [address], raw): Promise<ApiBalance> => {
+  const tag = (raw[1] ?? "latest") as string;
   const [balance, header] = await callUpstream(pool, [
-    { method: "eth_getBalance", params: [address.data, tag] },
-    { method: "eth_getBlockByNumber", params: [tag, false] },
+    rpcRequest("eth_getBalance", address, tag),
+    rpcRequest("eth_getBlockByNumber", tag, false),
   ]);
-  const wei = unwrap<string>(balance);
-  const head = unwrap<BlockHeader | null>(header);
+  const wei = unwrap(balance);
+  const head = unwrap(header);
   return {
-    address: address.data,
+    address,
     balance: wei,
     formatted: formatUnits(BigInt(wei), NATIVE_CURRENCY.decimals),
     symbol: NATIVE_CURRENCY.symbol,
-    blockNumber: head?.number ?? (typeof tag === "string" ? tag : "0x0"),
+    blockNumber: head?.number ?? tag,
   };
-}
+};
 
 /** `api_getChainInfo([])`: chain identity, head and node status in one call. */
-async function getChainInfo(pool: UpstreamPool, params: readonly unknown[]): Promise<ApiChainInfo> {
-  if (params.length > 0) throw new InvalidParamsError("too many arguments, want at most 0");
+const getChainInfo: ApiHandler<"api_getChainInfo"> = async (pool): Promise<ApiChainInfo> => {
   const [chainId, head, clientVersion, syncing, validators] = await callUpstream(pool, [
-    { method: "eth_chainId", params: [] },
-    { method: "eth_getBlockByNumber", params: ["latest", false] },
-    { method: "web3_clientVersion", params: [] },
-    { method: "eth_syncing", params: [] },
-    { method: "svc_getValidators", params: [] },
+    rpcRequest("eth_chainId"),
+    rpcRequest("eth_getBlockByNumber", "latest", false),
+    rpcRequest("web3_clientVersion"),
+    rpcRequest("eth_syncing"),
+    rpcRequest("svc_getValidators"),
   ]);
-  const id = Number.parseInt(unwrap<string>(chainId), 16);
-  const header = unwrap<BlockHeader>(head);
+  const id = Number.parseInt(unwrap(chainId), 16);
+  // `latest` always names a sealed block.
+  const header = unwrap(head)!;
   const known = (KNOWN_NETWORKS as Record<number, { name: string; blockTimeSeconds: number }>)[id];
   return {
     chainId: id,
@@ -107,14 +81,19 @@ async function getChainInfo(pool: UpstreamPool, params: readonly unknown[]): Pro
     network: known?.name ?? `chain-${id}`,
     nativeCurrency: NATIVE_CURRENCY,
     blockNumber: header.number,
-    blockHash: header.hash,
+    blockHash: header.hash as Hex,
     blockTime: known?.blockTimeSeconds ?? 0,
     baseFeePerGas: header.baseFeePerGas ?? null,
     validatorCount: Array.isArray(validators) ? validators.length : null,
-    clientVersion: unwrap<string>(clientVersion),
+    clientVersion: unwrap(clientVersion),
     syncing: unwrap(syncing),
   };
-}
+};
+
+const API_HANDLERS: { readonly [M in ApiMethodName]: ApiHandler<M> } = {
+  api_getBalance: getBalance,
+  api_getChainInfo: getChainInfo,
+};
 
 /** `wei` as a decimal string of whole units, without trailing zeros (`1.5`, `10000`). */
 export function formatUnits(value: bigint, decimals: number): string {

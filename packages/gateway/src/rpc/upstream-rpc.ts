@@ -1,4 +1,4 @@
-import { RpcError } from "@strata/protocol";
+import { type AnyRpcCall, RpcError, rpcBatch, type Settled } from "@strata/protocol";
 import { UpstreamUnavailableError } from "../errors.js";
 import type { UpstreamPool } from "../upstream/upstream-pool.js";
 
@@ -16,26 +16,19 @@ export interface AnswerObject {
   readonly error?: { code: number; message: string; data?: unknown };
 }
 
-/** One call the gateway itself makes to a node. */
-export interface UpstreamCall {
-  readonly method: string;
-  readonly params: readonly unknown[];
-}
-
 /**
- * Makes `calls` as one batch on the best upstream (with failover) and returns each result in order,
- * or the {@link RpcError} the node answered for it.
+ * Makes `calls` as one batch on the best upstream (with failover) and settles each: its result typed
+ * by the wire method table, or the {@link RpcError} the node answered for it. An answer that is not a
+ * JSON-RPC answer settles as {@link UpstreamUnavailableError}.
  */
-export async function callUpstream(
+export function callUpstream<const C extends readonly AnyRpcCall[]>(
   pool: UpstreamPool,
-  calls: readonly UpstreamCall[],
-): Promise<(unknown | RpcError)[]> {
-  const body = JSON.stringify(
-    calls.map((c, id) => ({ jsonrpc: "2.0", id, method: c.method, params: c.params })),
-  );
-  const { body: text } = await pool.send(body);
-  return matchAnswers(text, calls.length).map((answer) =>
-    answer.error !== undefined ? new UpstreamRpcError(answer.error) : answer.result,
+  calls: C,
+): Promise<Settled<C>> {
+  return rpcBatch(
+    async (body) => (await pool.send(body)).body,
+    calls,
+    () => new UpstreamUnavailableError("upstream node sent an invalid answer"),
   );
 }
 
@@ -63,8 +56,8 @@ export function matchAnswers(text: string, count: number): AnswerObject[] {
   return answers;
 }
 
-/** The result of `call`, or throws the node's error. */
-export function unwrap<T>(value: unknown | RpcError): T {
-  if (value instanceof RpcError) throw value;
-  return value as T;
+/** A settled result, or throws its error. */
+export function unwrap<T>(value: T | Error): T {
+  if (value instanceof Error) throw value;
+  return value;
 }

@@ -1,25 +1,17 @@
 import { bytesToHex } from "@ethereumjs/util";
+import type { DoubleSignReport, Validator } from "@strata/protocol";
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpc, viemClients } from "../e2e/clients.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
-import type { EvidenceJson } from "./evidence.js";
 import { recoverSealer } from "./seal.js";
 
-interface ValidatorJson {
-  address: string;
-  status: string;
-  jailed: boolean;
-  selfStake: string;
-  stake: string;
-}
-
-async function validators(t: TestNode): Promise<ValidatorJson[]> {
-  return (await rpc(t.url, "svc_getValidators")).result as ValidatorJson[];
+async function validators(t: TestNode): Promise<Validator[]> {
+  return (await rpc(t.url, "svc_getValidators")).result as Validator[];
 }
 
 /** Sends the evidence's transaction from dev account 5 (any account may) and mines it. */
-async function submit(t: TestNode, evidence: EvidenceJson): Promise<void> {
+async function submit(t: TestNode, evidence: DoubleSignReport): Promise<void> {
   const { wallet, publicClient } = viemClients(t.url, 5);
   const hash = await wallet.sendTransaction({ to: evidence.to as `0x${string}`, data: evidence.data });
   await t.node.producer.mine(1);
@@ -55,7 +47,7 @@ describe("double signing", () => {
 
     // What the network does with a header it receives: the gadget compares it with the seals it saw.
     await a.node.finality!.onImportedHeader(theirs.header);
-    const evidence = (await rpc(a.url, "svc_getDoubleSignEvidence")).result as EvidenceJson[];
+    const evidence = (await rpc(a.url, "svc_getDoubleSignEvidence")).result as DoubleSignReport[];
     expect(evidence).toHaveLength(1);
     expect(evidence[0]).toMatchObject({
       kind: "seal",
@@ -82,7 +74,7 @@ describe("double signing: the test-only switch", () => {
     const t = await startTestNode({ mining: { mode: "manual" }, validator: { testDoubleSign: true } });
     try {
       await t.node.producer.mine(2);
-      const evidence = (await rpc(t.url, "svc_getDoubleSignEvidence")).result as EvidenceJson[];
+      const evidence = (await rpc(t.url, "svc_getDoubleSignEvidence")).result as DoubleSignReport[];
       const votes = evidence.filter((e) => e.kind === "vote");
       // Four validators at genesis and at block 1 at least.
       expect(votes.length).toBeGreaterThanOrEqual(8);

@@ -1,20 +1,8 @@
 import { bytesToHex } from "@ethereumjs/util";
 import { STAKING_ADDRESS, Staking } from "@strata/contracts";
+import type { DoubleSignReport } from "@strata/protocol";
 import { encodeFunctionData, type Hex } from "viem";
 import type { DoubleSignEvidence } from "./finality.js";
-
-/** Double-sign evidence as JSON-RPC shows it: what was signed twice, and the transaction that submits it. */
-export interface EvidenceJson {
-  readonly kind: "seal" | "vote";
-  readonly validator: string;
-  /** The height signed twice (hex quantity). */
-  readonly number: string;
-  /** The two block hashes signed at that height. */
-  readonly hashes: readonly [string, string];
-  /** The Staking contract: send `data` to it from any account to jail and slash the validator. */
-  readonly to: string;
-  readonly data: Hex;
-}
 
 /**
  * The calldata that submits `evidence` to the Staking contract: `slashDoubleSeal(headerA, sealA,
@@ -50,7 +38,7 @@ export function evidenceCalldata(evidence: DoubleSignEvidence): Hex {
 }
 
 /** `evidence` in its JSON-RPC form. */
-export function evidenceToJson(evidence: DoubleSignEvidence): EvidenceJson {
+export function evidenceToJson(evidence: DoubleSignEvidence): DoubleSignReport {
   const pair = evidence.kind === "seal" ? evidence.headers : evidence.votes;
   return {
     kind: evidence.kind,

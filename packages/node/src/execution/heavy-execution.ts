@@ -1,13 +1,11 @@
 import type { Block } from "@ethereumjs/block";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import type { CallRequest } from "@strata/protocol";
+import type { CallRequest, SimulateOptions, StateOverrides, TraceOptions } from "@strata/protocol";
 import { BusyError } from "../errors/domain-errors.js";
 import type { CallWorkerPool } from "./call-worker-pool.js";
 import type { HeavyTask, HeavyTaskRunner } from "./heavy-tasks.js";
 import { type CancelSource, checkRunLimit, runLimit } from "./run-limits.js";
-import type { SimulateOptions, StateOverrides } from "./simulate/params.js";
 import type { PayloadAttributes } from "./simulate/payload-builder.js";
-import type { TraceOptions } from "./tracing/trace-options.js";
 import type { BlockTraceEntry, ContractCreation } from "./tracing/tracing-service.js";
 
 /** The time budgets of heavy execution and the longest wait for the queue. */

@@ -1,6 +1,6 @@
 import type { Block } from "@ethereumjs/block";
 import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
-import type { CallRequest } from "@strata/protocol";
+import type { CallRequest, SimulateOptions, StateOverrides, TraceOptions } from "@strata/protocol";
 import { ExecutionError, NotFoundError } from "../errors/domain-errors.js";
 import { formatPendingBlock, type PendingRead, readState } from "../producer/pending-block.js";
 import type { PendingBuilds } from "../producer/pending-builds.js";
@@ -10,10 +10,8 @@ import { formatSimulatedBlock } from "../rpc/format/simulated-block.js";
 import type { CallExecutor } from "./call-executor.js";
 import type { ChainView } from "./chain-view.js";
 import type { RunLimit } from "./run-limits.js";
-import type { SimulateOptions, StateOverrides } from "./simulate/params.js";
 import { buildPayload, type PayloadAttributes } from "./simulate/payload-builder.js";
 import { Simulator } from "./simulate/simulator.js";
-import type { TraceOptions } from "./tracing/trace-options.js";
 import type { TraceSource, TracingService } from "./tracing/tracing-service.js";
 
 /**

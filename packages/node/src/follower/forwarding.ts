@@ -1,17 +1,16 @@
-import { Bytes } from "@strata/protocol";
-import { defineMethod } from "../rpc/registry.js";
+import type { Hex } from "@strata/protocol";
 import type { SourceClient } from "./source-client.js";
 
 /**
- * The methods a follower answers by forwarding to its source: `eth_sendRawTransaction` goes to the
- * node that produces blocks, and its answer (hash or error) comes back unchanged.
+ * Where a follower's `eth_sendRawTransaction` sends transactions: to the node that produces blocks,
+ * whose answer (hash or error) comes back unchanged.
  */
-export function forwardedMethods(source: SourceClient) {
-  return {
-    eth_sendRawTransaction: defineMethod({
-      params: [Bytes],
-      required: 1,
-      handler: ([raw]) => source.call("eth_sendRawTransaction", [raw]),
-    }),
-  };
+export interface TransactionForwarder {
+  /** Submits a signed transaction to the block producer; answers its hash. */
+  sendRawTransaction(raw: Hex): Promise<string>;
+}
+
+/** Forwards transactions to `source`, the node this follower syncs from. */
+export function forwardTo(source: SourceClient): TransactionForwarder {
+  return { sendRawTransaction: (raw) => source.call("eth_sendRawTransaction", [raw]) };
 }

@@ -1,4 +1,4 @@
-import { RpcError } from "@strata/protocol";
+import { type MethodResult, type NodeMethodName, RpcError, type WireParams } from "@strata/protocol";
 import WebSocket from "ws";
 import { UnavailableResourceError } from "../errors/domain-errors.js";
 
@@ -21,18 +21,18 @@ export class SourceClient {
   ) {}
 
   /** Calls one method; a JSON-RPC error of the source is rethrown with its code, message and data. */
-  async call(method: string, params: unknown[]): Promise<unknown> {
+  async call<M extends NodeMethodName>(method: M, params: WireParams<M>): Promise<MethodResult<M>> {
     const [response] = await this.post([{ jsonrpc: "2.0", id: 1, method, params }]);
     if (response?.error) {
       const { code, message, data } = response.error;
       throw new RpcError(code, message, data === undefined ? {} : { data });
     }
-    return response?.result;
+    return response?.result as MethodResult<M>;
   }
 
   /** The source's head block number. */
   async blockNumber(): Promise<bigint> {
-    return BigInt((await this.call("eth_blockNumber", [])) as string);
+    return BigInt(await this.call("eth_blockNumber", []));
   }
 
   /** The RLP of blocks `from..to` (inclusive), in one batch request; a missing block ends the list. */

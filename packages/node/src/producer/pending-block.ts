@@ -1,6 +1,7 @@
 import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Address, bytesToHex, hexToBytes } from "@ethereumjs/util";
+import type { RpcPendingBlock } from "@strata/protocol";
 import type { Chain } from "../chain/chain.js";
 import type { PosEngine } from "../consensus/engine.js";
 import type { BlockExecutor } from "../execution/block-executor.js";
@@ -138,13 +139,13 @@ export class PendingBlocks {
   }
 
   /** The pending block as `eth_getBlockByNumber("pending")` answers it (made on a worker when there are workers). */
-  async formatted(full: boolean): Promise<unknown> {
+  async formatted(full: boolean): Promise<RpcPendingBlock> {
     if (this.onWorkers()) {
       const value = await this.sources.offload!.run(
         { kind: "pendingBlock", pending: this.currentContext(), full },
         this.limit(),
       );
-      if (value !== undefined) return value;
+      if (value !== undefined) return value as RpcPendingBlock;
     }
     return formatPendingBlock(await this.built(), full);
   }
@@ -279,6 +280,6 @@ export async function readState(state: MerkleStateManager, read: PendingRead): P
 }
 
 /** A pending block as `eth_getBlockByNumber("pending")` answers it: as geth, unsealed, so no hash, nonce or miner. */
-export function formatPendingBlock(built: PendingBuild, full: boolean): unknown {
+export function formatPendingBlock(built: PendingBuild, full: boolean): RpcPendingBlock {
   return { ...formatBlock(built.block, full, built.receipts), hash: null, nonce: null, miner: null };
 }

@@ -44,7 +44,7 @@ function blockNumberOf(services: RpcServices, selector: LogFilter["fromBlock"], 
  * the node's range and result limits; -32005 with `data: {fromBlock, toBlock}` names a range that
  * would succeed.
  */
-export function searchLogs(services: RpcServices, query: LogFilter): RpcLog[] | RawJson {
+export function searchLogs(services: RpcServices, query: LogFilter): RpcLog[] | RawJson<RpcLog[]> {
   const criteria = toCriteria(query);
   const store = services.chain.store;
   if (query.blockHash) {

@@ -1,5 +1,12 @@
-import { describeIssue, InvalidParamsError, MethodNotFoundError } from "@strata/protocol";
-import type { z } from "zod";
+import {
+  type DecodedParams,
+  decodeParams,
+  MethodNotFoundError,
+  type MethodResult,
+  type MethodSpec,
+  NODE_METHODS,
+  type NodeMethodName,
+} from "@strata/protocol";
 import { andThen, type MaybePromise } from "./maybe-promise.js";
 import { RawJson } from "./raw-json.js";
 import type { RpcServices } from "./services.js";
@@ -15,31 +22,50 @@ export interface RpcContext {
   readonly caller?: string;
 }
 
-type Schemas = readonly z.ZodType[];
-type Outputs<S extends Schemas> = { -readonly [K in keyof S]: z.output<S[K]> };
+/** What a handler of `M` may answer: its declared result, or that result already serialized, now or later. */
+export type Answer<M extends NodeMethodName> = MaybePromise<MethodResult<M> | RawJson<MethodResult<M>>>;
 
-/** One JSON-RPC method: its parameter schemas (by position), how many are required, and its handler. */
-export interface MethodDefinition<S extends Schemas = Schemas> {
-  readonly params: S;
-  /** How many leading parameters are required; the rest may be omitted or null. */
-  readonly required: number;
-  readonly handler: (args: Outputs<S>, services: RpcServices, context: RpcContext) => unknown;
-  /** A one-line summary of what the method does, published by `rpc.discover`. */
-  readonly summary?: string;
+/** Serves method `M`: its decoded parameters in, its declared result out (checked at compile time only). */
+export type Handler<M extends NodeMethodName> = (
+  args: DecodedParams<M>,
+  services: RpcServices,
+  context: RpcContext,
+) => Answer<M>;
+
+/** One JSON-RPC method as the registry runs it: its entry of the wire table and its handler. */
+export interface MethodDefinition extends MethodSpec {
+  readonly handler: (args: never, services: RpcServices, context: RpcContext) => unknown;
 }
 
-/** Declares a method with typed handler arguments inferred from its parameter schemas. */
-export function defineMethod<const S extends Schemas>(definition: MethodDefinition<S>): MethodDefinition {
-  return definition as unknown as MethodDefinition;
+/** Handlers of some of the table's methods, each typed by its entry. */
+export type Handlers = { readonly [M in NodeMethodName]?: Handler<M> };
+
+/**
+ * Implements methods of the wire table (`@strata/protocol`'s `NODE_METHODS`): parameters, required
+ * count, result type and summary come from the table; a handler gets the decoded parameters and must
+ * answer the declared result type.
+ */
+export function defineMethods(handlers: Handlers): Record<string, MethodDefinition> {
+  const table: Record<string, MethodDefinition> = {};
+  for (const [name, handler] of Object.entries(handlers)) {
+    table[name] = {
+      ...NODE_METHODS[name as NodeMethodName],
+      handler: handler as MethodDefinition["handler"],
+    };
+  }
+  return table;
 }
 
 /** The method table: name -> definition. Lookup goes through a `Map`, never through object properties. */
 export class MethodRegistry {
   private readonly methods = new Map<string, MethodDefinition>();
 
-  /** Adds every method of a namespace table. */
+  /** Adds every method of a namespace table; a method registered twice is a programming error. */
   register(table: Record<string, MethodDefinition>): this {
-    for (const [name, definition] of Object.entries(table)) this.methods.set(name, definition);
+    for (const [name, definition] of Object.entries(table)) {
+      if (this.methods.has(name)) throw new Error(`method ${name} is registered twice`);
+      this.methods.set(name, definition);
+    }
     return this;
   }
 
@@ -79,25 +105,4 @@ export class MethodRegistry {
 function resultJson(result: unknown): string {
   if (result instanceof RawJson) return result.json;
   return result === undefined ? "null" : JSON.stringify(result);
-}
-
-function decodeParams(definition: MethodDefinition, params: readonly unknown[]): unknown[] {
-  const { params: schemas, required } = definition;
-  if (params.length > schemas.length) {
-    throw new InvalidParamsError(`too many arguments, want at most ${schemas.length}`);
-  }
-  const args: unknown[] = [];
-  for (let i = 0; i < schemas.length; i++) {
-    const value = params[i];
-    if (value === undefined || value === null) {
-      if (i < required) throw new InvalidParamsError(`missing value for required argument ${i}`);
-      args.push(undefined);
-      continue;
-    }
-    const parsed = schemas[i]!.safeParse(value);
-    if (!parsed.success)
-      throw new InvalidParamsError(`invalid argument ${i}: ${describeIssue(parsed.error)}`);
-    args.push(parsed.data);
-  }
-  return args;
 }

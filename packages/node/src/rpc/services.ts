@@ -7,6 +7,7 @@ import type { SenderRecovery } from "../crypto/sender-recovery.js";
 import { NotFoundError } from "../errors/domain-errors.js";
 import type { CallExecutor } from "../execution/call-executor.js";
 import type { HeavyExecution } from "../execution/heavy-execution.js";
+import type { TransactionForwarder } from "../follower/forwarding.js";
 import type { DePINNodeService } from "../modules/depin/depin-nodes.js";
 import type { PredictionService } from "../modules/oracle/prediction-service.js";
 import type { StakingService } from "../modules/staking/staking-service.js";
@@ -47,6 +48,8 @@ export interface RpcServices {
   readonly execution: HeavyExecution;
   /** Finality votes and double-sign evidence; undefined on a network without consensus. */
   readonly finality: FinalityGadget | undefined;
+  /** A follower's way to the block producer for `eth_sendRawTransaction`; undefined: this node pools them. */
+  readonly forwarder: TransactionForwarder | undefined;
 }
 
 /** Resolves a block selector to a canonical block, or undefined when there is none. */

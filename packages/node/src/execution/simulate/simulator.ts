@@ -5,6 +5,7 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { Address, createZeroAddress, hexToBytes, type WithdrawalData } from "@ethereumjs/util";
 import { createVM, type RunTxResult } from "@ethereumjs/vm";
+import type { BlockOverrides, BlockStateCall, SimulateOptions } from "@strata/protocol";
 import {
   ExecutionError,
   RunStoppedError,
@@ -17,7 +18,6 @@ import { decodeRevertReason } from "../revert-reason.js";
 import { enforceRunLimits, limitEvm, type RunLimit, runLimit } from "../run-limits.js";
 import { type IndexedLog, TransferLogCollector } from "./call-logs.js";
 import { callTransaction, MAX_NONCE } from "./call-transaction.js";
-import type { BlockOverrides, BlockStateCall, SimulateOptions } from "./params.js";
 import { scratchState } from "./scratch-state.js";
 import { SimulatedChainView } from "./simulated-chain-view.js";
 import { SimulationBlockBuilder } from "./simulation-block-builder.js";

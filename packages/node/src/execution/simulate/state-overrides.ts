@@ -1,8 +1,8 @@
 import type { EVM, PrecompileFunc } from "@ethereumjs/evm";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, createAddressFromString, hexToBytes } from "@ethereumjs/util";
+import type { StateOverrides } from "@strata/protocol";
 import { ExecutionError } from "../../errors/domain-errors.js";
-import type { StateOverrides } from "./params.js";
 
 function slotBytes(hex: string): Uint8Array {
   return hexToBytes(hex as `0x${string}`);

@@ -1,7 +1,7 @@
 import type { StateManagerInterface } from "@ethereumjs/common";
 import { Account, createAddressFromString, hexToBytes } from "@ethereumjs/util";
+import type { StateOverrides } from "@strata/protocol";
 import { ExecutionError } from "../../errors/domain-errors.js";
-import type { StateOverrides } from "../simulate/params.js";
 
 const bytes = (hex: string) => hexToBytes(hex as `0x${string}`);
 

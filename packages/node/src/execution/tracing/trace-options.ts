@@ -1,17 +1,10 @@
 import type { Common } from "@ethereumjs/common";
+import type { TraceOptions } from "@strata/protocol";
 import { ExecutionError } from "../../errors/domain-errors.js";
 import { CallTracer } from "./call-tracer.js";
 import { PrestateTracer } from "./prestate-tracer.js";
-import { StructLogger, type StructLoggerOptions } from "./struct-logger.js";
+import { StructLogger } from "./struct-logger.js";
 import type { Tracer } from "./tracer.js";
-
-/** geth's `TraceConfig`: the struct logger's options inline, or a named tracer with its own config. */
-export interface TraceOptions extends StructLoggerOptions {
-  readonly tracer?: string;
-  readonly tracerConfig?: Readonly<Record<string, unknown>>;
-  /** A Go duration (`"5s"`, `"300ms"`); the default is 5 s per transaction, as in geth, capped by the node's maximum. */
-  readonly timeout?: string;
-}
 
 /** The tracers this node serves besides the default struct logger. */
 export const TRACER_NAMES = ["callTracer", "prestateTracer"] as const;

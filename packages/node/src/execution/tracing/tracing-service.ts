@@ -4,7 +4,7 @@ import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { bytesToHex } from "@ethereumjs/util";
 import { createVM, runTx, type VM } from "@ethereumjs/vm";
-import type { CallRequest } from "@strata/protocol";
+import type { CallRequest, StateOverrides, TraceOptions } from "@strata/protocol";
 import { keccak256 } from "../../crypto/keccak.js";
 import {
   BusyError,
@@ -19,7 +19,6 @@ import type { ChainView } from "../chain-view.js";
 import { OverlayStateManager } from "../overlay-state.js";
 import { checkRunLimit, enforceRunLimits, limitEvm, type RunLimit, runLimit } from "../run-limits.js";
 import { receiptsCarryStateRoot } from "../simulate/block-replay.js";
-import type { StateOverrides } from "../simulate/params.js";
 import { scratchState } from "../simulate/scratch-state.js";
 import type { StateFactory } from "../state-factory.js";
 import { StreamingBlockBuilder } from "../streaming-block-builder.js";
@@ -28,13 +27,7 @@ import { CallTracer } from "./call-tracer.js";
 import { callTransaction } from "./call-tx.js";
 import { runWithTracer } from "./evm-hooks.js";
 import { applyTraceOverrides } from "./state-overrides.js";
-import {
-  createTracer,
-  DEFAULT_TRACE_LIMITS,
-  type TraceLimits,
-  type TraceOptions,
-  traceTimeoutMs,
-} from "./trace-options.js";
+import { createTracer, DEFAULT_TRACE_LIMITS, type TraceLimits, traceTimeoutMs } from "./trace-options.js";
 import type { Tracer } from "./tracer.js";
 
 /** One entry of a block trace (geth's `txTraceResult`). */

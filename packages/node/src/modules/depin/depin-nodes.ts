@@ -1,51 +1,9 @@
 import type { Block } from "@ethereumjs/block";
-import {
-  DEPIN_NODE_STATUS,
-  type DEPIN_NODE_TYPES,
-  DEPIN_REGISTRY_ADDRESS,
-  DePINRegistry,
-} from "@strata/contracts";
+import { DEPIN_NODE_STATUS, DEPIN_REGISTRY_ADDRESS, DePINRegistry } from "@strata/contracts";
+import type { DePINFilter, DePINNode } from "@strata/protocol";
 import type { Address } from "viem";
 import type { CallExecutor } from "../../execution/call-executor.js";
 import { readContract } from "../read-contract.js";
-
-/** A DePIN node type (`DEPIN_NODE_TYPES`). */
-export type DePINNodeType = (typeof DEPIN_NODE_TYPES)[number];
-
-/** Which nodes `svc_getDePINNodes` lists (DECISIONS.md "Chain-specific methods"). */
-export interface DePINNodeFilter {
-  readonly type?: DePINNodeType | undefined;
-  /** Exact region, compared case-insensitively. */
-  readonly region?: string | undefined;
-  /** Owner address, any case. */
-  readonly owner?: string | undefined;
-  readonly status: "active" | "inactive" | "all";
-  readonly offset: number;
-  readonly limit: number;
-}
-
-/** One node as `svc_getDePINNodes` returns it. */
-export interface DePINNodeView {
-  /** bytes32 hex id. */
-  readonly id: string;
-  readonly owner: string;
-  readonly type: string;
-  readonly region: string;
-  readonly endpoint: string;
-  /** Bond, decimal wei string. */
-  readonly stake: string;
-  /** Block number of the registration, hex. */
-  readonly registeredAt: string;
-  /** Block number of the last heartbeat, hex; null before the first heartbeat. */
-  readonly lastHeartbeat: string | null;
-  /** Block time of the last heartbeat, ISO 8601 UTC; null before the first heartbeat. */
-  readonly lastHeartbeatAt: string | null;
-  /** Heartbeat buckets seen / expected over the heartbeat window, percent with two decimals. */
-  readonly uptime: string;
-  readonly status: "active" | "inactive";
-  /** Rewards earned by the node, decimal wei string (the registry pays none: always "0"). */
-  readonly rewards: string;
-}
 
 /** Most nodes read from the registry per call. */
 const PAGE = 200n;
@@ -56,7 +14,7 @@ const PAGE = 200n;
  * costs one read.
  */
 export class DePINNodeService {
-  private cached: { hash: string; nodes: readonly DePINNodeView[] } | undefined;
+  private cached: { hash: string; nodes: readonly DePINNode[] } | undefined;
 
   constructor(
     private readonly calls: CallExecutor,
@@ -64,7 +22,7 @@ export class DePINNodeService {
   ) {}
 
   /** The nodes matching `filter` at `block`, in registration order, paged by offset/limit. */
-  async list(block: Block, filter: DePINNodeFilter): Promise<DePINNodeView[]> {
+  async list(block: Block, filter: DePINFilter): Promise<DePINNode[]> {
     const owner = filter.owner?.toLowerCase();
     const region = filter.region?.toLowerCase();
     const matching = (await this.all(block)).filter(
@@ -77,12 +35,12 @@ export class DePINNodeService {
     return matching.slice(filter.offset, filter.offset + filter.limit);
   }
 
-  private async all(block: Block): Promise<readonly DePINNodeView[]> {
+  private async all(block: Block): Promise<readonly DePINNode[]> {
     const hash = Buffer.from(block.hash()).toString("hex");
     if (this.cached?.hash === hash) return this.cached.nodes;
     const read = { address: this.address, abi: DePINRegistry.abi } as const;
     const count = await readContract(this.calls, block, { ...read, functionName: "nodeCount" });
-    const nodes: DePINNodeView[] = [];
+    const nodes: DePINNode[] = [];
     for (let offset = 0n; offset < count; offset += PAGE) {
       const page = await readContract(this.calls, block, {
         ...read,
@@ -115,7 +73,7 @@ type NodeInfo = {
   uptimeBps: bigint;
 };
 
-function toView(info: NodeInfo): DePINNodeView {
+function toView(info: NodeInfo): DePINNode {
   const beating = info.heartbeatCount > 0n;
   return {
     id: info.id,

@@ -6,37 +6,12 @@ import {
   InsufficientHistoryError,
   type Prediction,
 } from "@strata/predictor";
+import type { Prediction as PredictionView } from "@strata/protocol";
 import { formatUnits } from "viem";
 import { BusyError, UnavailableResourceError, UnknownResourceError } from "../../errors/domain-errors.js";
 import type { CallExecutor } from "../../execution/call-executor.js";
 import { readContract } from "../read-contract.js";
 import { OracleHistoryReader, type OracleRound } from "./price-history.js";
-
-/** `svc_getAIPrediction`'s result (DECISIONS.md "Chain-specific methods"). */
-export interface PredictionView {
-  readonly asset: string;
-  /** Latest on-chain price, decimal string. */
-  readonly currentPrice: string;
-  readonly predictedPrice: string;
-  /** Calibrated probability that the realised price lands within ±5 % of predictedPrice, decimal fraction. */
-  readonly confidence: string;
-  /** Days ahead. */
-  readonly horizon: number;
-  /** Observation time of the latest price used, ISO 8601 UTC. */
-  readonly timestamp: string;
-  /** 80 % prediction interval (the 10 % and 90 % quantiles). */
-  readonly lower: string;
-  readonly upper: string;
-  readonly modelVersion: string;
-  /** Where the history came from: the oracle contract and the rounds used. */
-  readonly source: string;
-  /** Prices at the 5, 10, 25, 50, 75, 90 and 95 % quantiles; "50" is `predictedPrice`. */
-  readonly quantiles: Readonly<Record<"5" | "10" | "25" | "50" | "75" | "90" | "95", string>>;
-  /** Probability that the price at the horizon is above `currentPrice`, decimal fraction. */
-  readonly probabilityUp: string;
-  /** True when the latest observation is older than the oracle's staleness threshold (seeding, or a silent feed). */
-  readonly stale: boolean;
-}
 
 type RoundView = Omit<PredictionView, "stale">;
 

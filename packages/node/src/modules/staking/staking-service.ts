@@ -1,71 +1,11 @@
 import type { Block } from "@ethereumjs/block";
 import { formatCommission, STAKING_ADDRESS, Staking, VALIDATOR_STATUS } from "@strata/contracts";
+import type { AccountStakingInfo, AprWindow, NetworkStakingInfo, Validator } from "@strata/protocol";
 import { getAddress } from "viem";
 import type { Chain } from "../../chain/chain.js";
 import type { CallExecutor } from "../../execution/call-executor.js";
 import { readContract } from "../read-contract.js";
 import { formatFraction, formatUptime, SECONDS_PER_YEAR } from "./figures.js";
-
-/** One validator as `svc_getValidators` returns it (DECISIONS.md "Chain-specific methods"). */
-export interface ValidatorView {
-  readonly address: string;
-  /** Total bonded stake (self + delegated), decimal wei string. */
-  readonly stake: string;
-  /** Decimal fraction string, e.g. "0.05". */
-  readonly commission: string;
-  /** Percent with two decimals of the slots assigned in the uptime window that it proposed. */
-  readonly uptime: string;
-  readonly status: (typeof VALIDATOR_STATUS)[number];
-  readonly selfStake: string;
-  readonly delegatedStake: string;
-  readonly blocksProposed: number;
-  readonly blocksMissed: number;
-  readonly jailed: boolean;
-}
-
-/** Network-wide staking figures of `svc_getStakingInfo`. */
-export interface NetworkStakingInfo {
-  readonly totalStaked: string;
-  readonly validatorCount: number;
-  readonly activeValidatorCount: number;
-  readonly minValidatorStake: string;
-  readonly epoch: number;
-  readonly epochLength: number;
-  /** Hex block number. */
-  readonly nextEpochBlock: string;
-  /** Blocks. */
-  readonly unbondingPeriod: number;
-  readonly blockReward: string;
-  /** Annual rate earned by stake over {@link aprWindow}, decimal fraction string ("0" without a window). */
-  readonly apr: string;
-  /** The blocks `apr` was measured over; null before the first epoch completes. */
-  readonly aprWindow: AprWindow | null;
-}
-
-/** The span of completed epochs an APR figure was measured over. */
-export interface AprWindow {
-  /** First and last block of the span, hex. */
-  readonly fromBlock: string;
-  readonly toBlock: string;
-  /** Completed epochs in the span, and how many a full window has. */
-  readonly epochs: number;
-  readonly fullEpochs: number;
-  /** Chain time the span took, seconds. */
-  readonly seconds: number;
-  /** True once the span is a full window (`epochs === fullEpochs`); figures before that are provisional. */
-  readonly complete: boolean;
-}
-
-/** `svc_getStakingInfo([address])`: the network figures plus one account's stake. */
-export interface AccountStakingInfo extends NetworkStakingInfo {
-  readonly address: string;
-  readonly isValidator: boolean;
-  readonly selfStake: string;
-  readonly delegations: readonly { validator: string; amount: string; pendingRewards: string }[];
-  readonly unbonding: readonly { validator: string; amount: string; completionBlock: string }[];
-  readonly totalDelegated: string;
-  readonly pendingRewards: string;
-}
 
 /** Epochs over which the APR is measured (the most recent ones). */
 const APR_EPOCHS = 10n;
@@ -80,7 +20,7 @@ export class StakingService {
   ) {}
 
   /** Every registered validator at `block`, sorted by total stake descending (ties by address). */
-  async validators(block: Block): Promise<ValidatorView[]> {
+  async validators(block: Block): Promise<Validator[]> {
     const infos = await readContract(this.calls, block, { ...staking, functionName: "getValidators" });
     return infos
       .map((v) => ({

@@ -1,21 +1,9 @@
 import { parseCommission, STAKING_ADDRESS, Staking } from "@strata/contracts";
+import type { Validator } from "@strata/protocol";
 import { type Hash, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devAccount, rpc, viemClients } from "../../e2e/clients.js";
 import { startTestNode, type TestNode } from "../../testing/test-node.js";
-
-interface ValidatorJson {
-  address: string;
-  stake: string;
-  commission: string;
-  uptime: string;
-  status: string;
-  selfStake: string;
-  delegatedStake: string;
-  blocksProposed: number;
-  blocksMissed: number;
-  jailed: boolean;
-}
 
 const EPOCH = 20n;
 const BLOCK_REWARD = parseEther("2");
@@ -44,8 +32,8 @@ describe("staking end to end (dev network, manual mining)", () => {
   async function mineTo(number: bigint) {
     if (number > head()) await t.node.producer.mine(Number(number - head()));
   }
-  async function validators(): Promise<ValidatorJson[]> {
-    return (await rpc(t.url, "svc_getValidators")).result as ValidatorJson[];
+  async function validators(): Promise<Validator[]> {
+    return (await rpc(t.url, "svc_getValidators")).result as Validator[];
   }
   const find = async () => (await validators()).find((x) => x.address === v)!;
   const write = (from: typeof validator, functionName: string, args: unknown[], value?: bigint) =>

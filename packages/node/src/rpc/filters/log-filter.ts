@@ -38,6 +38,6 @@ export function toLogFilterSpec(services: RpcServices, query: LogFilter): LogFil
  * Runs a log filter's query over the chain as `eth_getLogs` would (tags resolved now), with the same
  * range and result limits: -32005 with `data: {fromBlock, toBlock}` naming a range that would succeed.
  */
-export function queryFilterLogs(services: RpcServices, spec: LogFilterSpec): RpcLog[] | RawJson {
+export function queryFilterLogs(services: RpcServices, spec: LogFilterSpec): RpcLog[] | RawJson<RpcLog[]> {
   return searchLogs(services, spec.query);
 }

@@ -1,10 +1,14 @@
 import { createTx, type TypedTxData } from "@ethereumjs/tx";
 import { createAddressFromString } from "@ethereumjs/util";
-import { Address, Bool, Bytes, Hash32, InvalidParamsError, Quantity, StorageSlot } from "@strata/protocol";
-import { z } from "zod";
+import {
+  type DecodedParams,
+  InvalidParamsError,
+  type MethodResult,
+  type NodeMethodName,
+} from "@strata/protocol";
 import { DevOnlyError } from "../../errors/domain-errors.js";
 import type { DevStateEdit } from "../../producer/dev-state-edits.js";
-import { defineMethod } from "../registry.js";
+import { defineMethods, type Handler } from "../registry.js";
 import type { RpcServices } from "../services.js";
 
 /** At most this many blocks per `anvil_mine` call. */
@@ -13,23 +17,6 @@ const MAX_MINED_BLOCKS = 10_000n;
 function requireDev(services: RpcServices, method: string): void {
   if (!services.config.network.devAccounts) throw new DevOnlyError(method);
 }
-
-/** A number as Hardhat and anvil take it: a JSON number (non-negative integer) or a hex quantity. */
-const DevNumber = z.union([
-  z
-    .number()
-    .int()
-    .nonnegative()
-    .refine(Number.isSafeInteger, "number too large: give it as a hex quantity")
-    .transform((n) => BigInt(n)),
-  Quantity,
-]);
-
-/** `evm_mine`'s argument: a timestamp, or anvil's `{timestamp?, blocks?}`. */
-const MineOptions = z.union([
-  DevNumber.transform((timestamp) => ({ timestamp, blocks: undefined as bigint | undefined })),
-  z.object({ timestamp: DevNumber.optional(), blocks: DevNumber.optional() }),
-]);
 
 /** Throws -32602 unless `timestamp` comes after the head's (block timestamps strictly increase). */
 function checkTimestamp(services: RpcServices, timestamp: bigint): void {
@@ -51,144 +38,104 @@ async function edit(services: RpcServices, method: string, change: DevStateEdit)
   await services.producer.applyEdits();
 }
 
-/** The same method under anvil's name (answering `anvilResult`) and Hardhat's (answering `true`). */
-function bothNames<S extends readonly z.ZodType[]>(
-  anvilName: string,
-  hardhatName: string,
-  params: S,
-  required: number,
-  run: (
-    args: { [K in keyof S]: z.output<S[K]> },
-    services: RpcServices,
-    method: string,
-  ) => Promise<void> | void,
-  anvilResult: null | true = null,
-) {
-  const named = (method: string, result: null | true) =>
-    defineMethod({
-      params,
-      required,
-      handler: async (args, services) => {
-        requireDev(services, method);
-        await run(args as { [K in keyof S]: z.output<S[K]> }, services, method);
-        return result;
-      },
-    });
-  return { [anvilName]: named(anvilName, anvilResult), [hardhatName]: named(hardhatName, true) };
+/**
+ * A development control's handler: refuses off dev networks, runs `run`, then answers `result` (anvil
+ * answers most controls with `null`, Hardhat with `true`).
+ */
+function control<M extends NodeMethodName>(
+  method: M,
+  result: MethodResult<M>,
+  run: (args: DecodedParams<M>, services: RpcServices, method: string) => Promise<void> | void,
+): Handler<M> {
+  return async (args, services) => {
+    requireDev(services, method);
+    await run(args, services, method);
+    return result;
+  };
 }
+
+const mineBlocks = async ([count, interval]: DecodedParams<"anvil_mine">, services: RpcServices) =>
+  // An interval of 0 (viem's default) leaves the timestamps to the clock.
+  mine(services, count ?? 1n, interval || undefined);
+const setBalance = ([who, value]: DecodedParams<"anvil_setBalance">, services: RpcServices, method: string) =>
+  edit(services, method, { kind: "balance", address: createAddressFromString(who), value });
+const setNonce = ([who, value]: DecodedParams<"anvil_setNonce">, services: RpcServices, method: string) =>
+  edit(services, method, { kind: "nonce", address: createAddressFromString(who), value });
+const setCode = ([who, code]: DecodedParams<"anvil_setCode">, services: RpcServices, method: string) =>
+  edit(services, method, {
+    kind: "code",
+    address: createAddressFromString(who),
+    code: Buffer.from(code.slice(2), "hex"),
+  });
+const setStorageAt = (
+  [who, slot, value]: DecodedParams<"anvil_setStorageAt">,
+  services: RpcServices,
+  method: string,
+) =>
+  edit(services, method, {
+    kind: "storage",
+    address: createAddressFromString(who),
+    slot: Buffer.from(slot.toString(16).padStart(64, "0"), "hex"),
+    value: Buffer.from(value.slice(2), "hex"),
+  });
+const impersonate = ([who]: DecodedParams<"anvil_impersonateAccount">, services: RpcServices) => {
+  services.impersonated.add(who.toLowerCase());
+};
+const stopImpersonating = ([who]: DecodedParams<"anvil_stopImpersonatingAccount">, services: RpcServices) => {
+  services.impersonated.delete(who.toLowerCase());
+};
 
 /**
  * Development-network controls as Hardhat and anvil take them (numbers as JSON numbers or hex
  * quantities): mining and its modes, the clock, account state edits and impersonation. On any other
  * network they answer -32601.
  */
-export const devMethods = {
-  evm_mine: defineMethod({
-    params: [MineOptions],
-    required: 0,
-    handler: async ([options], services) => {
-      requireDev(services, "evm_mine");
-      if (options?.timestamp !== undefined) {
-        checkTimestamp(services, options.timestamp);
-        services.producer.setNextTimestamp(options.timestamp);
-      }
-      await mine(services, options?.blocks ?? 1n);
-      return "0x0";
-    },
-  }),
-  ...bothNames("anvil_mine", "hardhat_mine", [DevNumber, DevNumber], 0, async (args, services) => {
-    const [count, interval] = args as [bigint | undefined, bigint | undefined];
-    // An interval of 0 (viem's default) leaves the timestamps to the clock.
-    await mine(services, count ?? 1n, interval || undefined);
-  }),
-  evm_setNextBlockTimestamp: defineMethod({
-    params: [DevNumber],
-    required: 1,
-    handler: ([timestamp], services) => {
-      requireDev(services, "evm_setNextBlockTimestamp");
-      checkTimestamp(services, timestamp);
-      services.producer.setNextTimestamp(timestamp);
-      return null;
-    },
-  }),
-  evm_increaseTime: defineMethod({
-    params: [DevNumber],
-    required: 1,
-    handler: ([seconds], services) => {
-      requireDev(services, "evm_increaseTime");
-      // anvil answers the total offset as a JSON number.
-      return Number(services.producer.increaseTime(seconds));
-    },
-  }),
-  evm_setAutomine: defineMethod({
-    params: [Bool],
-    required: 1,
-    handler: ([on], services) => {
-      requireDev(services, "evm_setAutomine");
-      services.producer.setAutomine(on);
-      return null;
-    },
-  }),
-  evm_setIntervalMining: defineMethod({
-    params: [DevNumber],
-    required: 1,
-    handler: ([ms], services) => {
-      requireDev(services, "evm_setIntervalMining");
-      services.producer.setIntervalMining(Number(ms));
-      return null;
-    },
-  }),
-  ...bothNames(
-    "anvil_setBalance",
-    "hardhat_setBalance",
-    [Address, DevNumber],
-    2,
-    (args, services, method) => {
-      const [who, value] = args as [string, bigint];
-      return edit(services, method, { kind: "balance", address: createAddressFromString(who), value });
-    },
-  ),
-  ...bothNames("anvil_setNonce", "hardhat_setNonce", [Address, DevNumber], 2, (args, services, method) => {
-    const [who, value] = args as [string, bigint];
-    return edit(services, method, { kind: "nonce", address: createAddressFromString(who), value });
-  }),
-  ...bothNames("anvil_setCode", "hardhat_setCode", [Address, Bytes], 2, (args, services, method) => {
-    const [who, code] = args as [string, string];
-    return edit(services, method, {
-      kind: "code",
-      address: createAddressFromString(who),
-      code: Buffer.from(code.slice(2), "hex"),
-    });
-  }),
-  ...bothNames(
-    "anvil_setStorageAt",
-    "hardhat_setStorageAt",
-    [Address, StorageSlot, Hash32],
-    3,
-    (args, services, method) => {
-      const [who, slot, value] = args as [string, bigint, string];
-      return edit(services, method, {
-        kind: "storage",
-        address: createAddressFromString(who),
-        slot: Buffer.from(slot.toString(16).padStart(64, "0"), "hex"),
-        value: Buffer.from(value.slice(2), "hex"),
-      });
-    },
-    true,
-  ),
-  ...bothNames("anvil_impersonateAccount", "hardhat_impersonateAccount", [Address], 1, (args, services) => {
-    services.impersonated.add((args[0] as string).toLowerCase());
-  }),
-  ...bothNames(
-    "anvil_stopImpersonatingAccount",
-    "hardhat_stopImpersonatingAccount",
-    [Address],
-    1,
-    (args, services) => {
-      services.impersonated.delete((args[0] as string).toLowerCase());
-    },
-  ),
-};
+export const devMethods = defineMethods({
+  evm_mine: async ([options], services) => {
+    requireDev(services, "evm_mine");
+    if (options?.timestamp !== undefined) {
+      checkTimestamp(services, options.timestamp);
+      services.producer.setNextTimestamp(options.timestamp);
+    }
+    await mine(services, options?.blocks ?? 1n);
+    return "0x0" as const;
+  },
+  anvil_mine: control("anvil_mine", null, mineBlocks),
+  hardhat_mine: control("hardhat_mine", true, mineBlocks),
+  evm_setNextBlockTimestamp: ([timestamp], services) => {
+    requireDev(services, "evm_setNextBlockTimestamp");
+    checkTimestamp(services, timestamp);
+    services.producer.setNextTimestamp(timestamp);
+    return null;
+  },
+  evm_increaseTime: ([seconds], services) => {
+    requireDev(services, "evm_increaseTime");
+    // anvil answers the total offset as a JSON number.
+    return Number(services.producer.increaseTime(seconds));
+  },
+  evm_setAutomine: ([on], services) => {
+    requireDev(services, "evm_setAutomine");
+    services.producer.setAutomine(on);
+    return null;
+  },
+  evm_setIntervalMining: ([ms], services) => {
+    requireDev(services, "evm_setIntervalMining");
+    services.producer.setIntervalMining(Number(ms));
+    return null;
+  },
+  anvil_setBalance: control("anvil_setBalance", null, setBalance),
+  hardhat_setBalance: control("hardhat_setBalance", true, setBalance),
+  anvil_setNonce: control("anvil_setNonce", null, setNonce),
+  hardhat_setNonce: control("hardhat_setNonce", true, setNonce),
+  anvil_setCode: control("anvil_setCode", null, setCode),
+  hardhat_setCode: control("hardhat_setCode", true, setCode),
+  anvil_setStorageAt: control("anvil_setStorageAt", true, setStorageAt),
+  hardhat_setStorageAt: control("hardhat_setStorageAt", true, setStorageAt),
+  anvil_impersonateAccount: control("anvil_impersonateAccount", null, impersonate),
+  hardhat_impersonateAccount: control("hardhat_impersonateAccount", true, impersonate),
+  anvil_stopImpersonatingAccount: control("anvil_stopImpersonatingAccount", null, stopImpersonating),
+  hardhat_stopImpersonatingAccount: control("hardhat_stopImpersonatingAccount", true, stopImpersonating),
+});
 
 /**
  * The transaction `from` sends when impersonated: it cannot be signed, so it carries a placeholder

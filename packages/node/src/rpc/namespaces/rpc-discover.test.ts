@@ -6,7 +6,7 @@ import { rpc } from "../../e2e/clients.js";
 import { startTestNode, type TestNode } from "../../testing/test-node.js";
 import { createMethodRegistry } from "../methods.js";
 import { buildOpenRpcDocument, describeMethod, type OpenRpcDocument } from "../openrpc.js";
-import { defineMethod } from "../registry.js";
+import type { MethodDefinition } from "../registry.js";
 
 /** The structure OpenRPC 1.2 requires of a document (https://spec.open-rpc.org), as JSON Schema. */
 const OPENRPC_SHAPE = {
@@ -101,12 +101,13 @@ describe("rpc.discover", () => {
 
   it("describes methods registered after the standard table, such as forwarded or chain-specific ones", async () => {
     const registry = createMethodRegistry().register({
-      svc_example: defineMethod({
+      svc_example: {
         params: [Address, BlockSpec, Bool],
         required: 1,
+        result: z.null(),
         summary: "An example.",
         handler: () => null,
-      }),
+      } satisfies MethodDefinition,
     });
     const listed = JSON.parse(
       await registry.call("rpc.discover", [], { clientVersion: "Strata/test" } as never),
@@ -124,7 +125,12 @@ describe("rpc.discover", () => {
       [
         [
           "x_test",
-          defineMethod({ params: [z.string().transform(Number), z.bigint()], required: 2, handler: () => 1 }),
+          {
+            params: [z.string().transform(Number), z.bigint()],
+            required: 2,
+            result: z.number(),
+            handler: () => 1,
+          } satisfies MethodDefinition,
         ],
       ],
       { title: "t", version: "v" },

@@ -1,9 +1,9 @@
 import { Capability } from "@ethereumjs/tx";
 import { toChecksumAddress } from "@ethereumjs/util";
-import { Address, type RpcTransaction, toQuantity } from "@strata/protocol";
+import { type RpcTransaction, toQuantity } from "@strata/protocol";
 import type { PoolTx } from "../../txpool/tx-pool.js";
 import { formatTransaction } from "../format/transaction.js";
-import { defineMethod } from "../registry.js";
+import { defineMethods } from "../registry.js";
 
 /** Pool transactions keyed as geth does: sender (EIP-55 checksummed) -> nonce (decimal) -> value. */
 type BySender<T> = Record<string, Record<string, T>>;
@@ -47,45 +47,25 @@ function summary(poolTx: PoolTx): string {
  * The `txpool_` namespace as geth serves it: `pending` holds transactions executable now (each
  * sender's run of consecutive nonces from its state nonce), `queued` those behind a nonce gap.
  */
-export const txpoolMethods = {
-  txpool_status: defineMethod({
-    params: [],
-    required: 0,
-    summary: "Returns the number of pending and queued transactions in the pool.",
-    handler: (_, { pool }) => ({
-      pending: toQuantity(pool.pendingCount),
-      queued: toQuantity(pool.queuedCount),
-    }),
+export const txpoolMethods = defineMethods({
+  txpool_status: (_, { pool }) => ({
+    pending: toQuantity(pool.pendingCount),
+    queued: toQuantity(pool.queuedCount),
   }),
-  txpool_content: defineMethod({
-    params: [],
-    required: 0,
-    summary: "Returns the pool's pending and queued transactions by sender and nonce.",
-    handler: (_, services) => {
-      const { pending, queued } = services.pool.content();
-      return { pending: bySender(pending, pendingTransaction), queued: bySender(queued, pendingTransaction) };
-    },
-  }),
-  txpool_contentFrom: defineMethod({
-    params: [Address],
-    required: 1,
-    summary: "Returns one sender's pending and queued transactions by nonce.",
-    handler: ([address], services) => {
-      const { pending, queued } = services.pool.content();
-      const from = (txs: PoolTx[]) => txs.filter((poolTx) => poolTx.sender === address);
-      return {
-        pending: byNonce(from(pending), pendingTransaction),
-        queued: byNonce(from(queued), pendingTransaction),
-      };
-    },
-  }),
-  txpool_inspect: defineMethod({
-    params: [],
-    required: 0,
-    summary: "Returns a one-line summary of every pooled transaction by sender and nonce.",
-    handler: (_, services) => {
-      const { pending, queued } = services.pool.content();
-      return { pending: bySender(pending, summary), queued: bySender(queued, summary) };
-    },
-  }),
-};
+  txpool_content: (_, services) => {
+    const { pending, queued } = services.pool.content();
+    return { pending: bySender(pending, pendingTransaction), queued: bySender(queued, pendingTransaction) };
+  },
+  txpool_contentFrom: ([address], services) => {
+    const { pending, queued } = services.pool.content();
+    const from = (txs: PoolTx[]) => txs.filter((poolTx) => poolTx.sender === address);
+    return {
+      pending: byNonce(from(pending), pendingTransaction),
+      queued: byNonce(from(queued), pendingTransaction),
+    };
+  },
+  txpool_inspect: (_, services) => {
+    const { pending, queued } = services.pool.content();
+    return { pending: bySender(pending, summary), queued: bySender(queued, summary) };
+  },
+});

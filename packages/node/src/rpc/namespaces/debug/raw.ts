@@ -1,12 +1,12 @@
 import type { Block } from "@ethereumjs/block";
 import type { TransactionType } from "@ethereumjs/tx";
 import { Bloom, encodeReceipt } from "@ethereumjs/vm";
-import { type BlockSelector, BlockSpec, Hash32, toData } from "@strata/protocol";
+import { type BlockSelector, type Hex, toData } from "@strata/protocol";
 import { NotFoundError } from "../../../errors/domain-errors.js";
 import { ChainView } from "../../../execution/chain-view.js";
 import { receiptsCarryStateRoot, replayReceipts } from "../../../execution/simulate/block-replay.js";
 import type { StoredReceipt } from "../../../storage/records.js";
-import { defineMethod } from "../../registry.js";
+import { defineMethods } from "../../registry.js";
 import { findBlock, type RpcServices } from "../../services.js";
 import { requireBlockAccessList } from "../eth/block-access-list.js";
 
@@ -41,67 +41,37 @@ function selectBlock(services: RpcServices, at: BlockSelector, what: "header" | 
 }
 
 /** The spec's `debug_getRaw*` getters (consensus encodings) and `debug_getBadBlocks`. */
-export const debugRawMethods = {
-  debug_getRawHeader: defineMethod({
-    params: [BlockSpec],
-    required: 1,
-    summary: "Returns the RLP encoding of a block header.",
-    handler: ([at], services) => {
-      const block = selectBlock(services, at, "header");
-      return block ? toData(block.header.serialize()) : null;
-    },
-  }),
-  debug_getRawBlock: defineMethod({
-    params: [BlockSpec],
-    required: 1,
-    summary: "Returns the RLP encoding of a block.",
-    handler: ([at], services) => {
-      const block = selectBlock(services, at, "block");
-      return block ? toData(block.serialize()) : null;
-    },
-  }),
-  debug_getRawReceipts: defineMethod({
-    params: [BlockSpec],
-    required: 1,
-    summary: "Returns the consensus encodings of a block's receipts.",
-    handler: async ([at], services) => {
-      const block = findBlock(services, at);
-      if (block) return rawReceipts(services, block);
-      // geth reads receipts by hash directly, so an unknown hash simply has none.
-      return "hash" in at ? [] : null;
-    },
-  }),
-  debug_getRawTransaction: defineMethod({
-    params: [Hash32],
-    required: 1,
-    summary: "Returns the encoding of a transaction, mined or pending.",
-    handler: ([hash], services) => {
-      const bytes = Buffer.from(hash.slice(2), "hex");
-      const location = services.chain.store.txLocation(bytes);
-      const block = location ? services.chain.blockByHash(location.blockHash) : undefined;
-      const mined = location && block?.transactions[location.index];
-      if (mined) return toData(mined.serialize());
-      const pooled = services.pool.get(hash);
-      return pooled ? toData(pooled.tx.serialize()) : null;
-    },
-  }),
-  debug_getRawBlockAccessList: defineMethod({
-    params: [BlockSpec],
-    required: 1,
-    summary: "Returns the RLP encoding of a block's EIP-7928 access list (none are kept).",
-    handler: ([at], services) => requireBlockAccessList(findBlock(services, at)),
-  }),
-  debug_getBadBlocks: defineMethod({
-    params: [],
-    required: 0,
-    summary: "Returns the invalid blocks seen (always none: invalid blocks are never stored).",
-    // Blocks are only produced locally or imported with every check applied before anything is
-    // written; a block that fails is refused outright, so there is never a bad block to report.
-    handler: () => [],
-  }),
-};
+export const debugRawMethods = defineMethods({
+  debug_getRawHeader: ([at], services) => {
+    const block = selectBlock(services, at, "header");
+    return block ? toData(block.header.serialize()) : null;
+  },
+  debug_getRawBlock: ([at], services) => {
+    const block = selectBlock(services, at, "block");
+    return block ? toData(block.serialize()) : null;
+  },
+  debug_getRawReceipts: async ([at], services) => {
+    const block = findBlock(services, at);
+    if (block) return rawReceipts(services, block);
+    // geth reads receipts by hash directly, so an unknown hash simply has none.
+    return "hash" in at ? [] : null;
+  },
+  debug_getRawTransaction: ([hash], services) => {
+    const bytes = Buffer.from(hash.slice(2), "hex");
+    const location = services.chain.store.txLocation(bytes);
+    const block = location ? services.chain.blockByHash(location.blockHash) : undefined;
+    const mined = location && block?.transactions[location.index];
+    if (mined) return toData(mined.serialize());
+    const pooled = services.pool.get(hash);
+    return pooled ? toData(pooled.tx.serialize()) : null;
+  },
+  debug_getRawBlockAccessList: ([at], services) => requireBlockAccessList(findBlock(services, at)),
+  // Blocks are only produced locally or imported with every check applied before anything is
+  // written; a block that fails is refused outright, so there is never a bad block to report.
+  debug_getBadBlocks: () => [],
+});
 
-async function rawReceipts(services: RpcServices, block: Block): Promise<string[]> {
+async function rawReceipts(services: RpcServices, block: Block): Promise<Hex[]> {
   const { chain } = services;
   const parent = block.header.number > 0n ? chain.blockByHash(block.header.parentHash) : undefined;
   if (parent && block.transactions.length > 0 && receiptsCarryStateRoot(block, chain.common)) {

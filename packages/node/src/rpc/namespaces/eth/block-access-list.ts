@@ -1,7 +1,6 @@
 import type { Block } from "@ethereumjs/block";
-import { BlockSpec } from "@strata/protocol";
 import { UnknownResourceError } from "../../../errors/domain-errors.js";
-import { defineMethod } from "../../registry.js";
+import { defineMethods } from "../../registry.js";
 import { findBlock } from "../../services.js";
 
 /**
@@ -15,11 +14,6 @@ export function requireBlockAccessList(block: Block | undefined): null {
 }
 
 /** `eth_getBlockAccessList`. */
-export const blockAccessListMethods = {
-  eth_getBlockAccessList: defineMethod({
-    params: [BlockSpec],
-    required: 1,
-    summary: "Returns the EIP-7928 block access list of a block (none are kept: -32001 for existing blocks).",
-    handler: ([at], services) => requireBlockAccessList(findBlock(services, at)),
-  }),
-};
+export const blockAccessListMethods = defineMethods({
+  eth_getBlockAccessList: ([at], services) => requireBlockAccessList(findBlock(services, at)),
+});

@@ -1,9 +1,9 @@
 import type { Block } from "@ethereumjs/block";
-import { BlockNumberOrTag, BlockSpec, Bool, Hash32, Quantity, toQuantity } from "@strata/protocol";
+import { toQuantity } from "@strata/protocol";
 import { formatBlock } from "../../format/block.js";
 import { formatReceipt } from "../../format/receipt.js";
 import { formatTransaction } from "../../format/transaction.js";
-import { defineMethod } from "../../registry.js";
+import { defineMethods } from "../../registry.js";
 import { findBlock, isPending, type RpcServices } from "../../services.js";
 
 function hashBytes(hash: string): Uint8Array {
@@ -26,79 +26,37 @@ function transactionAt(services: RpcServices, block: Block | undefined, index: b
 }
 
 /** Blocks, their transactions by position, and their receipts. */
-export const blockMethods = {
-  eth_getBlockByNumber: defineMethod({
-    params: [BlockNumberOrTag, Bool],
-    required: 1,
-    handler: ([at, full], services) => {
-      // As geth: the pending block is not sealed, so it has no hash, nonce or miner yet.
-      if (isPending(at)) return services.pending.formatted(full === true);
-      const block = findBlock(services, at);
-      return block ? formatBlock(block, full === true, full ? receiptsOf(services, block) : []) : null;
-    },
-  }),
-  eth_getBlockByHash: defineMethod({
-    params: [Hash32, Bool],
-    required: 1,
-    handler: ([hash, full], services) => {
-      const block = blockByHash(services, hash);
-      return block ? formatBlock(block, full === true, full ? receiptsOf(services, block) : []) : null;
-    },
-  }),
-  eth_getBlockTransactionCountByNumber: defineMethod({
-    params: [BlockNumberOrTag],
-    required: 1,
-    handler: ([at], services) => {
-      const block = findBlock(services, at);
-      return block ? toQuantity(block.transactions.length) : null;
-    },
-  }),
-  eth_getBlockTransactionCountByHash: defineMethod({
-    params: [Hash32],
-    required: 1,
-    handler: ([hash], services) => {
-      const block = blockByHash(services, hash);
-      return block ? toQuantity(block.transactions.length) : null;
-    },
-  }),
-  eth_getTransactionByBlockNumberAndIndex: defineMethod({
-    params: [BlockNumberOrTag, Quantity],
-    required: 2,
-    handler: ([at, index], services) => transactionAt(services, findBlock(services, at), index),
-  }),
-  eth_getTransactionByBlockHashAndIndex: defineMethod({
-    params: [Hash32, Quantity],
-    required: 2,
-    handler: ([hash, index], services) => transactionAt(services, blockByHash(services, hash), index),
-  }),
-  eth_getBlockReceipts: defineMethod({
-    params: [BlockSpec],
-    required: 1,
-    handler: ([at], services) => {
-      const block = findBlock(services, at);
-      if (!block) return null;
-      const receipts = receiptsOf(services, block);
-      return block.transactions.map((_, i) => formatReceipt(block, receipts, i));
-    },
-  }),
-  eth_getUncleCountByBlockNumber: defineMethod({
-    params: [BlockNumberOrTag],
-    required: 1,
-    handler: ([at], services) => (findBlock(services, at) ? "0x0" : null),
-  }),
-  eth_getUncleCountByBlockHash: defineMethod({
-    params: [Hash32],
-    required: 1,
-    handler: ([hash], services) => (blockByHash(services, hash) ? "0x0" : null),
-  }),
-  eth_getUncleByBlockNumberAndIndex: defineMethod({
-    params: [BlockNumberOrTag, Quantity],
-    required: 2,
-    handler: () => null,
-  }),
-  eth_getUncleByBlockHashAndIndex: defineMethod({
-    params: [Hash32, Quantity],
-    required: 2,
-    handler: () => null,
-  }),
-};
+export const blockMethods = defineMethods({
+  eth_getBlockByNumber: ([at, full], services) => {
+    // As geth: the pending block is not sealed, so it has no hash, nonce or miner yet.
+    if (isPending(at)) return services.pending.formatted(full === true);
+    const block = findBlock(services, at);
+    return block ? formatBlock(block, full === true, full ? receiptsOf(services, block) : []) : null;
+  },
+  eth_getBlockByHash: ([hash, full], services) => {
+    const block = blockByHash(services, hash);
+    return block ? formatBlock(block, full === true, full ? receiptsOf(services, block) : []) : null;
+  },
+  eth_getBlockTransactionCountByNumber: ([at], services) => {
+    const block = findBlock(services, at);
+    return block ? toQuantity(block.transactions.length) : null;
+  },
+  eth_getBlockTransactionCountByHash: ([hash], services) => {
+    const block = blockByHash(services, hash);
+    return block ? toQuantity(block.transactions.length) : null;
+  },
+  eth_getTransactionByBlockNumberAndIndex: ([at, index], services) =>
+    transactionAt(services, findBlock(services, at), index),
+  eth_getTransactionByBlockHashAndIndex: ([hash, index], services) =>
+    transactionAt(services, blockByHash(services, hash), index),
+  eth_getBlockReceipts: ([at], services) => {
+    const block = findBlock(services, at);
+    if (!block) return null;
+    const receipts = receiptsOf(services, block);
+    return block.transactions.map((_, i) => formatReceipt(block, receipts, i));
+  },
+  eth_getUncleCountByBlockNumber: ([at], services) => (findBlock(services, at) ? "0x0" : null),
+  eth_getUncleCountByBlockHash: ([hash], services) => (blockByHash(services, hash) ? "0x0" : null),
+  eth_getUncleByBlockNumberAndIndex: () => null,
+  eth_getUncleByBlockHashAndIndex: () => null,
+});

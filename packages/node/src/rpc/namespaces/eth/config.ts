@@ -1,5 +1,5 @@
 import { toData, toQuantity } from "@strata/protocol";
-import { defineMethod } from "../../registry.js";
+import { defineMethods } from "../../registry.js";
 import type { RpcServices } from "../../services.js";
 import { chainConfigResponse, type GenesisConfig } from "./fork-config.js";
 
@@ -18,43 +18,27 @@ function chainDescription(services: RpcServices) {
 }
 
 /** Chain configuration (EIP-7910), data availability, and the next block's base fee. */
-export const configMethods = {
-  eth_config: defineMethod({
-    params: [],
-    required: 0,
-    summary:
-      "Returns the fork configuration in force, the next scheduled fork's, and the last one's (EIP-7910).",
-    handler: (_, services) => chainConfigResponse(chainDescription(services)),
-  }),
-  eth_capabilities: defineMethod({
-    params: [],
-    required: 0,
-    summary: "Returns the head and, per kind of data, the oldest block this node can serve.",
-    handler: (_, services) => {
-      const head = services.chain.head;
-      return {
-        head: { number: toQuantity(head.header.number), hash: toData(head.hash()) },
-        state: FROM_GENESIS,
-        tx: FROM_GENESIS,
-        logs: FROM_GENESIS,
-        receipts: FROM_GENESIS,
-        blocks: FROM_GENESIS,
-        stateproofs: FROM_GENESIS,
-      };
-    },
-  }),
-  eth_baseFee: defineMethod({
-    params: [],
-    required: 0,
-    summary: "Returns the base fee per gas of the next block, or null before London.",
-    handler: (_, services) => {
-      const head = services.chain.head.header;
-      const common = services.chain.common;
-      const next = common.getHardforkBy({ blockNumber: head.number + 1n, timestamp: head.timestamp });
-      if (!common.hardforkGteHardfork(next, "london")) return null;
-      // The first London block starts from the initial base fee (EIP-1559).
-      if (head.baseFeePerGas === undefined) return toQuantity(common.paramByHardfork("initialBaseFee", next));
-      return toQuantity(head.calcNextBaseFee());
-    },
-  }),
-};
+export const configMethods = defineMethods({
+  eth_config: (_, services) => chainConfigResponse(chainDescription(services)),
+  eth_capabilities: (_, services) => {
+    const head = services.chain.head;
+    return {
+      head: { number: toQuantity(head.header.number), hash: toData(head.hash()) },
+      state: FROM_GENESIS,
+      tx: FROM_GENESIS,
+      logs: FROM_GENESIS,
+      receipts: FROM_GENESIS,
+      blocks: FROM_GENESIS,
+      stateproofs: FROM_GENESIS,
+    };
+  },
+  eth_baseFee: (_, services) => {
+    const head = services.chain.head.header;
+    const common = services.chain.common;
+    const next = common.getHardforkBy({ blockNumber: head.number + 1n, timestamp: head.timestamp });
+    if (!common.hardforkGteHardfork(next, "london")) return null;
+    // The first London block starts from the initial base fee (EIP-1559).
+    if (head.baseFeePerGas === undefined) return toQuantity(common.paramByHardfork("initialBaseFee", next));
+    return toQuantity(head.calcNextBaseFee());
+  },
+});

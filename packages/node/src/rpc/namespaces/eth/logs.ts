@@ -1,19 +1,15 @@
-import { InvalidParamsError, LogFilter } from "@strata/protocol";
+import { InvalidParamsError, type LogFilter } from "@strata/protocol";
 import { searchLogs } from "../../log-search.js";
-import { defineMethod } from "../../registry.js";
+import { defineMethods } from "../../registry.js";
 import type { RpcServices } from "../../services.js";
 
 /** `eth_getLogs`. */
-export const logMethods = {
-  eth_getLogs: defineMethod({
-    params: [LogFilter],
-    required: 1,
-    handler: ([filter], services) => {
-      refuseFutureRange(services, filter);
-      return searchLogs(services, filter);
-    },
-  }),
-};
+export const logMethods = defineMethods({
+  eth_getLogs: ([filter], services) => {
+    refuseFutureRange(services, filter);
+    return searchLogs(services, filter);
+  },
+});
 
 /**
  * As geth: a range whose numeric end lies beyond the head is refused (-32602) rather than cut short,

@@ -1,73 +1,56 @@
 import { createAddressFromString } from "@ethereumjs/util";
-import { Address, BlockSpec, Hash32, InvalidParamsError, toData } from "@strata/protocol";
-import { z } from "zod";
+import { Address, InvalidParamsError, toData } from "@strata/protocol";
 import { ValidationError } from "../../../errors/domain-errors.js";
 import { buildAccountProof, MAX_PROOF_KEYS, parseStorageKey } from "../../../execution/proof.js";
-import { defineMethod } from "../../registry.js";
+import { defineMethods } from "../../registry.js";
 import { requireBlock } from "../../services.js";
 
 /** At most this many slots in one `eth_getStorageValues` request (geth's limit). */
 const MAX_STORAGE_VALUES = 1024;
 
-const StorageKeys = z.array(z.string({ error: "cannot unmarshal non-string into storage key" }), {
-  error: "cannot unmarshal non-array into []string",
-});
-
-const StorageRequests = z.record(z.string(), z.array(Hash32));
-
 /** Merkle proofs of accounts and storage (EIP-1186) and batched storage reads. */
-export const proofMethods = {
-  eth_getProof: defineMethod({
-    params: [Address, StorageKeys, BlockSpec],
-    required: 2,
-    summary: "Returns an account and some of its storage slots with their Merkle proofs (EIP-1186).",
-    handler: async ([address, keyTexts, at], services) => {
-      if (keyTexts.length > MAX_PROOF_KEYS) {
-        throw new InvalidParamsError(
-          `too many storage keys requested (max ${MAX_PROOF_KEYS}, got ${keyTexts.length})`,
-        );
+export const proofMethods = defineMethods({
+  eth_getProof: async ([address, keyTexts, at], services) => {
+    if (keyTexts.length > MAX_PROOF_KEYS) {
+      throw new InvalidParamsError(
+        `too many storage keys requested (max ${MAX_PROOF_KEYS}, got ${keyTexts.length})`,
+      );
+    }
+    const keys = keyTexts.map((text) => {
+      const parsed = parseStorageKey(text);
+      if (typeof parsed === "string") throw new InvalidParamsError(`${parsed}: ${JSON.stringify(text)}`);
+      return parsed;
+    });
+    const block = requireBlock(services, at);
+    return buildAccountProof(services.chain.stateAt(block), createAddressFromString(address), keys);
+  },
+  eth_getStorageValues: async ([requests, at], services) => {
+    const entries = Object.entries(requests).map(([who, slots], i) => {
+      const parsed = Address.safeParse(who);
+      if (!parsed.success) throw new InvalidParamsError(`invalid argument 0: invalid address at key ${i}`);
+      return [parsed.data, slots] as const;
+    });
+    let total = 0;
+    for (const [, slots] of entries) {
+      total += slots.length;
+      if (total > MAX_STORAGE_VALUES) {
+        throw new ValidationError("clientLimitExceeded", `too many slots (max ${MAX_STORAGE_VALUES})`);
       }
-      const keys = keyTexts.map((text) => {
-        const parsed = parseStorageKey(text);
-        if (typeof parsed === "string") throw new InvalidParamsError(`${parsed}: ${JSON.stringify(text)}`);
-        return parsed;
-      });
-      const block = requireBlock(services, at);
-      return buildAccountProof(services.chain.stateAt(block), createAddressFromString(address), keys);
-    },
-  }),
-  eth_getStorageValues: defineMethod({
-    params: [StorageRequests, BlockSpec],
-    required: 1,
-    summary: "Returns the values of several storage slots of several accounts.",
-    handler: async ([requests, at], services) => {
-      const entries = Object.entries(requests).map(([who, slots], i) => {
-        const parsed = Address.safeParse(who);
-        if (!parsed.success) throw new InvalidParamsError(`invalid argument 0: invalid address at key ${i}`);
-        return [parsed.data, slots] as const;
-      });
-      let total = 0;
-      for (const [, slots] of entries) {
-        total += slots.length;
-        if (total > MAX_STORAGE_VALUES) {
-          throw new ValidationError("clientLimitExceeded", `too many slots (max ${MAX_STORAGE_VALUES})`);
-        }
+    }
+    if (total === 0) throw new InvalidParamsError("empty request");
+    const state = services.chain.stateAt(requireBlock(services, at));
+    const result: Record<string, string[]> = {};
+    for (const [who, slots] of entries) {
+      const address = createAddressFromString(who);
+      const values: string[] = [];
+      for (const slot of slots) {
+        const value = await state.getStorage(address, Buffer.from(slot.slice(2), "hex"));
+        const padded = new Uint8Array(32);
+        padded.set(value, 32 - value.length);
+        values.push(toData(padded));
       }
-      if (total === 0) throw new InvalidParamsError("empty request");
-      const state = services.chain.stateAt(requireBlock(services, at));
-      const result: Record<string, string[]> = {};
-      for (const [who, slots] of entries) {
-        const address = createAddressFromString(who);
-        const values: string[] = [];
-        for (const slot of slots) {
-          const value = await state.getStorage(address, Buffer.from(slot.slice(2), "hex"));
-          const padded = new Uint8Array(32);
-          padded.set(value, 32 - value.length);
-          values.push(toData(padded));
-        }
-        result[who] = values;
-      }
-      return result;
-    },
-  }),
-};
+      result[who] = values;
+    }
+    return result;
+  },
+});

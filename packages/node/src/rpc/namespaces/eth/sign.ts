@@ -1,9 +1,9 @@
 import { Capability, createTx, type TypedTransaction, type TypedTxData } from "@ethereumjs/tx";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { Address, Bytes, CallRequest, type Hex, toData, toQuantity } from "@strata/protocol";
+import { type CallRequest, type Hex, toData, toQuantity } from "@strata/protocol";
 import { keccak256 } from "../../../crypto/keccak.js";
 import { ExecutionError, TxPoolError } from "../../../errors/domain-errors.js";
-import { defineMethod } from "../../registry.js";
+import { defineMethods } from "../../registry.js";
 import type { RpcServices } from "../../services.js";
 import { suggestedTip } from "./fees.js";
 
@@ -119,42 +119,26 @@ function signed(tx: TypedTransaction): { raw: Hex; tx: Record<string, unknown> }
 }
 
 /** Signing with the node's unlocked (development) accounts, and filling in transaction defaults. */
-export const signMethods = {
-  eth_sign: defineMethod({
-    params: [Address, Bytes],
-    required: 2,
-    summary: "Signs an EIP-191 personal message with an unlocked account (V is 27 or 28).",
-    handler: ([address, message], services) => {
-      const key = keyOf(services, address);
-      const hash = personalMessageHash(Buffer.from(message.slice(2), "hex"));
-      // noble's recovered format is recovery || r || s; Ethereum's is r || s || (27 + recovery).
-      const signature = secp256k1.sign(hash, key, { prehash: false, format: "recovered" });
-      return toData(Buffer.concat([signature.subarray(1), Buffer.from([27 + signature[0]!])]));
-    },
-  }),
-  eth_signTransaction: defineMethod({
-    params: [CallRequest],
-    required: 1,
-    summary:
-      "Signs a transaction with an unlocked account without sending it; gas, fees and nonce are required.",
-    handler: async ([request], services) => {
-      if (request.gas === undefined) throw new ExecutionError("gas not specified");
-      if (
-        request.gasPrice === undefined &&
-        (request.maxPriorityFeePerGas === undefined || request.maxFeePerGas === undefined)
-      ) {
-        throw new ExecutionError("missing gasPrice or maxFeePerGas/maxPriorityFeePerGas");
-      }
-      if (request.nonce === undefined) throw new ExecutionError("nonce not specified");
-      const key = keyOf(services, request.from ?? ZERO_ADDRESS);
-      const tx = await fill(services, request);
-      return signed(tx.sign(key));
-    },
-  }),
-  eth_fillTransaction: defineMethod({
-    params: [CallRequest],
-    required: 1,
-    summary: "Fills in a transaction's nonce, gas and fees and returns it unsigned.",
-    handler: async ([request], services) => signed(await fill(services, request)),
-  }),
-};
+export const signMethods = defineMethods({
+  eth_sign: ([address, message], services) => {
+    const key = keyOf(services, address);
+    const hash = personalMessageHash(Buffer.from(message.slice(2), "hex"));
+    // noble's recovered format is recovery || r || s; Ethereum's is r || s || (27 + recovery).
+    const signature = secp256k1.sign(hash, key, { prehash: false, format: "recovered" });
+    return toData(Buffer.concat([signature.subarray(1), Buffer.from([27 + signature[0]!])]));
+  },
+  eth_signTransaction: async ([request], services) => {
+    if (request.gas === undefined) throw new ExecutionError("gas not specified");
+    if (
+      request.gasPrice === undefined &&
+      (request.maxPriorityFeePerGas === undefined || request.maxFeePerGas === undefined)
+    ) {
+      throw new ExecutionError("missing gasPrice or maxFeePerGas/maxPriorityFeePerGas");
+    }
+    if (request.nonce === undefined) throw new ExecutionError("nonce not specified");
+    const key = keyOf(services, request.from ?? ZERO_ADDRESS);
+    const tx = await fill(services, request);
+    return signed(tx.sign(key));
+  },
+  eth_fillTransaction: async ([request], services) => signed(await fill(services, request)),
+});

@@ -6,9 +6,8 @@ import {
   LogFilter,
   RpcError,
 } from "@strata/protocol";
-import { z } from "zod";
 import { toCriteria } from "../../log-search.js";
-import { defineMethod, type RpcContext } from "../../registry.js";
+import { defineMethods, type RpcContext } from "../../registry.js";
 import type { RpcServices } from "../../services.js";
 import { SUBSCRIPTION_KINDS, type SubscriptionKind } from "../../subscriptions/subscription-manager.js";
 import type { SubscriptionSink } from "../../subscriptions/subscription-sink.js";
@@ -73,15 +72,7 @@ function subscribe(
 }
 
 /** `eth_subscribe` / `eth_unsubscribe` (WebSocket only). */
-export const subscriptionMethods = {
-  eth_subscribe: defineMethod({
-    params: [z.string(), z.unknown()],
-    required: 1,
-    handler: ([name, option], services, context) => subscribe(services, context, kindOf(name), option),
-  }),
-  eth_unsubscribe: defineMethod({
-    params: [z.string()],
-    required: 1,
-    handler: ([id], services, context) => services.subscriptions.unsubscribe(connectionOf(context), id),
-  }),
-};
+export const subscriptionMethods = defineMethods({
+  eth_subscribe: ([name, option], services, context) => subscribe(services, context, kindOf(name), option),
+  eth_unsubscribe: ([id], services, context) => services.subscriptions.unsubscribe(connectionOf(context), id),
+});

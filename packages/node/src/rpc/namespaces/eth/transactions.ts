@@ -1,10 +1,9 @@
 import { createTx, type TypedTransaction, type TypedTxData } from "@ethereumjs/tx";
-import { Bytes, CallRequest, Hash32 } from "@strata/protocol";
 import { TxPoolError } from "../../../errors/domain-errors.js";
 import { decodeRawTransaction } from "../../../txpool/decode.js";
 import { formatReceipt } from "../../format/receipt.js";
 import { formatTransaction } from "../../format/transaction.js";
-import { defineMethod } from "../../registry.js";
+import { defineMethods } from "../../registry.js";
 import type { RpcServices } from "../../services.js";
 import { impersonatedTransaction } from "../dev.js";
 import { suggestedTip } from "./fees.js";
@@ -37,75 +36,63 @@ async function submitDecoded(services: RpcServices, tx: TypedTransaction): Promi
 }
 
 /** Transaction lookup, receipts and submission. */
-export const transactionMethods = {
-  eth_getTransactionByHash: defineMethod({
-    params: [Hash32],
-    required: 1,
-    handler: ([hash], services) => {
-      const mined = locate(services, hash);
-      if (mined) {
-        const { block, receipts, index } = mined;
-        return formatTransaction(block.transactions[index]!, receipts[index]!.sender, { block, index });
-      }
-      const pooled = services.pool.get(hash);
-      return pooled ? formatTransaction(pooled.tx, pooled.senderAddress.bytes) : null;
-    },
-  }),
-  eth_getTransactionReceipt: defineMethod({
-    params: [Hash32],
-    required: 1,
-    handler: ([hash], services) => {
-      const mined = locate(services, hash);
-      return mined ? formatReceipt(mined.block, mined.receipts, mined.index) : null;
-    },
-  }),
-  eth_sendRawTransaction: defineMethod({
-    params: [Bytes],
-    required: 1,
-    handler: ([raw], services) => submit(services, Buffer.from(raw.slice(2), "hex")),
-  }),
-  eth_sendTransaction: defineMethod({
-    params: [CallRequest],
-    required: 1,
-    handler: async ([request], services) => {
-      const from = request.from;
-      const key = from ? services.devAccounts.get(from) : undefined;
-      const impersonated = from !== undefined && services.impersonated.has(from.toLowerCase());
-      if (!from || (!key && !impersonated)) throw new TxPoolError("unknown account");
-      const head = services.chain.head;
-      const account = await services.chain.account(head, from);
-      const nonce = request.nonce ?? services.pool.pendingNonce(from, account?.nonce ?? 0n);
-      const gasLimit =
-        request.gas ??
-        (await services.calls.estimateGas({ ...request, nonce }, await services.pending.callBlock()));
-      const input = request.input ?? request.data ?? "0x";
-      const base = {
-        nonce,
-        gasLimit,
-        value: request.value ?? 0n,
-        data: input,
-        ...(request.to ? { to: request.to } : {}),
+export const transactionMethods = defineMethods({
+  eth_getTransactionByHash: ([hash], services) => {
+    const mined = locate(services, hash);
+    if (mined) {
+      const { block, receipts, index } = mined;
+      return formatTransaction(block.transactions[index]!, receipts[index]!.sender, { block, index });
+    }
+    const pooled = services.pool.get(hash);
+    return pooled ? formatTransaction(pooled.tx, pooled.senderAddress.bytes) : null;
+  },
+  eth_getTransactionReceipt: ([hash], services) => {
+    const mined = locate(services, hash);
+    return mined ? formatReceipt(mined.block, mined.receipts, mined.index) : null;
+  },
+  // A follower passes transactions on to the node that produces blocks.
+  eth_sendRawTransaction: ([raw], services) =>
+    services.forwarder
+      ? services.forwarder.sendRawTransaction(raw)
+      : submit(services, Buffer.from(raw.slice(2), "hex")),
+  eth_sendTransaction: async ([request], services) => {
+    const from = request.from;
+    const key = from ? services.devAccounts.get(from) : undefined;
+    const impersonated = from !== undefined && services.impersonated.has(from.toLowerCase());
+    if (!from || (!key && !impersonated)) throw new TxPoolError("unknown account");
+    const head = services.chain.head;
+    const account = await services.chain.account(head, from);
+    const nonce = request.nonce ?? services.pool.pendingNonce(from, account?.nonce ?? 0n);
+    const gasLimit =
+      request.gas ??
+      (await services.calls.estimateGas({ ...request, nonce }, await services.pending.callBlock()));
+    const input = request.input ?? request.data ?? "0x";
+    const base = {
+      nonce,
+      gasLimit,
+      value: request.value ?? 0n,
+      data: input,
+      ...(request.to ? { to: request.to } : {}),
+    };
+    const baseFee = head.header.calcNextBaseFee();
+    let data: TypedTxData;
+    if (request.gasPrice !== undefined) {
+      data = request.accessList
+        ? { ...base, type: 1, gasPrice: request.gasPrice, accessList: request.accessList }
+        : { ...base, type: 0, gasPrice: request.gasPrice };
+    } else {
+      const tip = request.maxPriorityFeePerGas ?? suggestedTip();
+      const maxFeePerGas = request.maxFeePerGas ?? baseFee * 2n + tip;
+      data = {
+        ...base,
+        type: 2,
+        maxFeePerGas,
+        maxPriorityFeePerGas: tip < maxFeePerGas ? tip : maxFeePerGas,
+        accessList: request.accessList ?? [],
       };
-      const baseFee = head.header.calcNextBaseFee();
-      let data: TypedTxData;
-      if (request.gasPrice !== undefined) {
-        data = request.accessList
-          ? { ...base, type: 1, gasPrice: request.gasPrice, accessList: request.accessList }
-          : { ...base, type: 0, gasPrice: request.gasPrice };
-      } else {
-        const tip = request.maxPriorityFeePerGas ?? suggestedTip();
-        const maxFeePerGas = request.maxFeePerGas ?? baseFee * 2n + tip;
-        data = {
-          ...base,
-          type: 2,
-          maxFeePerGas,
-          maxPriorityFeePerGas: tip < maxFeePerGas ? tip : maxFeePerGas,
-          accessList: request.accessList ?? [],
-        };
-      }
-      if (!key) return submitDecoded(services, impersonatedTransaction(data, from, services));
-      const signed = createTx(data, { common: services.chain.common }).sign(key);
-      return submit(services, signed.serialize());
-    },
-  }),
-};
+    }
+    if (!key) return submitDecoded(services, impersonatedTransaction(data, from, services));
+    const signed = createTx(data, { common: services.chain.common }).sign(key);
+    return submit(services, signed.serialize());
+  },
+});

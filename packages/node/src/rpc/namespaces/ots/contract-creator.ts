@@ -1,12 +1,9 @@
 import { bytesToHex, createAddressFromString } from "@ethereumjs/util";
+import type { ContractCreator } from "@strata/protocol";
 import type { RpcContext } from "../../registry.js";
 import type { RpcServices } from "../../services.js";
 
 /** `ots_getContractCreator`'s answer: the deploying transaction and the account that created the contract. */
-export interface ContractCreator {
-  hash: string;
-  creator: string;
-}
 
 async function hasCodeAt(services: RpcServices, address: string, number: bigint): Promise<boolean> {
   const block = services.chain.blockByNumber(number);

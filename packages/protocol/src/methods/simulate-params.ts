@@ -1,5 +1,5 @@
-import { Address, Bool, Bytes, CallRequest, Hash32, Quantity, Uint64 } from "@strata/protocol";
 import { z } from "zod";
+import { Address, Bool, Bytes, CallRequest, Hash32, Quantity, Uint64 } from "../schemas.js";
 
 /** A withdrawal credited at the end of a simulated block (amount in gwei). */
 const Withdrawal = z.object({ index: Uint64, validatorIndex: Uint64, address: Address, amount: Quantity });
