@@ -131,7 +131,7 @@ describe("real answers of every route against their schemas", () => {
 
   it("answers the richest shapes in full: a prediction with its backtest, a token at an address, logs decoded", async () => {
     const prediction = await get<"/v1/predictions/{asset}">("/v1/predictions/BTC?horizon=7");
-    expect(prediction.prediction?.quantiles["50"]).toBe(prediction.prediction?.predictedPrice);
+    expect(prediction.prediction?.quantiles?.["50"]).toBe(prediction.prediction?.predictedPrice);
     expect(prediction.backtest).not.toBeNull();
     const address = await get<"/v1/addresses/{address}">(`/v1/addresses/${activity.token}`);
     expect(address).toMatchObject({ isContract: true, token: { address: activity.token.toLowerCase() } });

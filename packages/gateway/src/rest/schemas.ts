@@ -348,11 +348,18 @@ export const Prediction = z
     source: text,
     quantiles: z
       .object({ "5": text, "10": text, "25": text, "50": text, "75": text, "90": text, "95": text })
+      .optional()
       .meta({ description: "prices at the 5..95 % quantiles; 50 is predictedPrice, 10/90 are lower/upper" }),
-    probabilityUp: fraction("probability that the price at the horizon is above currentPrice"),
-    stale: bool.meta({ description: "latest observation older than the oracle's staleness threshold" }),
+    probabilityUp: fraction("probability that the price at the horizon is above currentPrice").optional(),
+    stale: bool
+      .optional()
+      .meta({ description: "latest observation older than the oracle's staleness threshold" }),
   })
-  .meta({ id: "Prediction" });
+  .meta({
+    id: "Prediction",
+    description:
+      "svc_getAIPrediction result; quantiles, probabilityUp and stale are absent from a prediction an older node made",
+  });
 /** What {@link Prediction} describes. */
 export type Prediction = z.output<typeof Prediction>;
 
