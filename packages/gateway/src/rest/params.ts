@@ -10,51 +10,44 @@ import { BadRequestError } from "./rest-errors.js";
  */
 
 /** How the 400 message of a refused parameter reads, given the raw value (undefined when absent). */
-export interface Refusal {
-  readonly refusal: (raw: string | undefined) => string;
-}
+type Refusal = (raw: string | undefined) => string;
 
 /** The refusal message of each parameter schema (a zod registry: nothing of it reaches the OpenAPI document). */
-export const refusals = z.registry<Refusal>();
+const refusals = z.registry<{ readonly refusal: Refusal }>();
 
 /** `schema` with its OpenAPI description and the 400 message for a value it refuses. */
-function param<T extends z.ZodType>(schema: T, description: string, refusal: Refusal["refusal"]): T {
+function param<T extends z.ZodType>(schema: T, description: string, refusal?: Refusal): T {
   const described = schema.meta({ description }) as T;
-  refusals.add(described, { refusal });
+  if (refusal) refusals.add(described, { refusal });
   return described;
 }
 
 /** The common refusal: `expected <what>, got "<raw>"`. */
 const expecting =
-  (what: string): Refusal["refusal"] =>
+  (what: string): Refusal =>
   (raw) =>
     raw === undefined ? `expected ${what}` : `expected ${what}, got "${raw}"`;
 
-/** Default and largest page of a list. */
-export const DEFAULT_LIMIT = 25;
-export const MAX_LIMIT = 100;
-
 /** An integer in `min..max` (decimal digits only), `fallback` when absent. */
-export function intQuery(min: number, max: number, fallback: number, description?: string) {
+export function intQuery(min: number, max: number, fallback: number, description: string) {
   const digits = (raw: unknown) => (typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw);
   return param(
     z.preprocess(digits, z.number().int().min(min).max(max)).default(fallback),
-    description ?? `an integer in ${min}..${max}`,
+    description,
     expecting(`an integer in ${min}..${max}`),
   );
 }
 
 /** `?limit=` of a list: 1..100, default 25. */
-export const limitQuery = intQuery(1, MAX_LIMIT, DEFAULT_LIMIT, "page size");
+export const limitQuery = intQuery(1, 100, 25, "page size");
 
 /** An optional text filter from a fixed set of values. */
 export function enumQuery<const T extends readonly [string, ...string[]]>(allowed: T, description: string) {
   return param(z.enum(allowed).optional(), description, expecting(`one of ${allowed.join(", ")}`));
 }
 
-/** An optional free-text query argument. */
-export const textQuery = (description: string) =>
-  param(z.string().optional(), description, expecting("text"));
+/** An optional free-text query argument (any text is accepted). */
+export const textQuery = (description: string) => param(z.string().optional(), description);
 
 /** A 20-byte hex address, lowercased (protocol's `Address`). */
 export const addressParam = param(
@@ -66,13 +59,11 @@ export const addressParam = param(
 /** A 32-byte hex hash, lowercased (protocol's `Hash32`). */
 export const hashParam = param(Hash32, "transaction hash", expecting("a 0x-prefixed 32-byte hex hash"));
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const HASH = /^0x[0-9a-fA-F]{64}$/;
 const BLOCK_NUMBER = /^(0|[1-9]\d{0,17})$|^0x[0-9a-fA-F]{1,15}$/;
 
-/** Whether `raw` is an address / a hash / a block number (decimal or 0x hex). */
-export const isAddress = (raw: string) => ADDRESS.test(raw);
-export const isHash = (raw: string) => HASH.test(raw);
+/** Whether `raw` is an address / a hash (as protocol's schemas take them) / a block number (decimal or 0x hex). */
+export const isAddress = (raw: string) => Address.safeParse(raw).success;
+export const isHash = (raw: string) => Hash32.safeParse(raw).success;
 export const isBlockNumber = (raw: string) => BLOCK_NUMBER.test(raw);
 
 /** A block number (decimal or 0x hex) as a bigint, or a block hash lowercased. */
