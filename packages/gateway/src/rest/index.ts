@@ -11,7 +11,6 @@ import type { RestRoute } from "./routes/route.js";
 export type { RestRpc } from "./context.js";
 export { OPENAPI_DOCUMENT } from "./openapi.js";
 export { BadRequestError, NotFoundError, RestError, UnavailableError } from "./rest-errors.js";
-export { REST_ROUTES } from "./route-table.js";
 
 /** What the REST API is built from. */
 export interface RestApiOptions {
