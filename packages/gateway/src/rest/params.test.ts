@@ -48,7 +48,7 @@ describe("REST parameters", () => {
     expect(refusal({ numberOrHash: blockIdParam }, { numberOrHash: "latest" })).toBe(
       'numberOrHash: expected a block number or a 32-byte block hash, got "latest"',
     );
-    expect(refusal({ type: enumQuery(["compute", "storage"], "t") }, { type: "toaster" })).toBe(
+    expect(refusal({ type: enumQuery(z.enum(["compute", "storage"]), "t") }, { type: "toaster" })).toBe(
       'type: expected one of compute, storage, got "toaster"',
     );
     expect(refusal({ cursor: tokenCursor }, { cursor: "garbage" })).toBe(

@@ -41,9 +41,9 @@ export function intQuery(min: number, max: number, fallback: number, description
 /** `?limit=` of a list: 1..100, default 25. */
 export const limitQuery = intQuery(1, 100, 25, "page size");
 
-/** An optional text filter from a fixed set of values. */
-export function enumQuery<const T extends readonly [string, ...string[]]>(allowed: T, description: string) {
-  return param(z.enum(allowed).optional(), description, expecting(`one of ${allowed.join(", ")}`));
+/** An optional text filter from the values of `values`. */
+export function enumQuery<T extends z.ZodEnum<Record<string, string>>>(values: T, description: string) {
+  return param(values.optional(), description, expecting(`one of ${values.options.join(", ")}`));
 }
 
 /** An optional free-text query argument (any text is accepted). */

@@ -1,3 +1,4 @@
+import * as wire from "@strata/protocol";
 import { z } from "zod";
 
 /*
@@ -7,7 +8,9 @@ import { z } from "zod";
  *
  * JSON, camelCase; wei amounts and other big numbers as decimal strings; block numbers, indexes and
  * counts as numbers; times as `timestamp` (unix seconds) plus `datetime` (ISO 8601 UTC); every ratio
- * a decimal fraction, never a percentage.
+ * a decimal fraction, never a percentage. What REST passes through from the node's chain modules
+ * (validators, staking, DePIN nodes, predictions) extends protocol's wire objects: REST only
+ * describes their fields and gives percentages as fractions.
  */
 
 const int = z.number().int();
@@ -20,6 +23,10 @@ const wei = z.string().regex(/^\d+$/).meta({ description: "decimal integer (wei 
 const dateTime = z.iso.datetime();
 /** `timestamp` (unix seconds) and `datetime` (ISO 8601 UTC) of one instant. */
 const time = { timestamp: int.meta({ description: "unix seconds" }), datetime: dateTime };
+
+/** {@link wei} for the named decimal-amount fields of a wire object: their description and format. */
+const amounts = <K extends string>(...names: K[]) =>
+  Object.fromEntries(names.map((name) => [name, wei])) as Record<K, typeof wei>;
 
 /** A ratio as a decimal-fraction string: "0.05" is 5 %. */
 const fraction = (what: string) =>
@@ -211,23 +218,14 @@ export const Address = z
 /** What {@link Address} describes. */
 export type Address = z.output<typeof Address>;
 
-/** A validator (`svc_getValidators`, with `uptime` as a fraction). */
-export const Validator = z
-  .object({
-    address: hex,
-    stake: wei,
-    commission: fraction("share of rewards the validator keeps"),
-    uptime: fraction(
-      "slots proposed of those assigned in the last uptime window (svc_getValidators gives the same as a percentage)",
-    ),
-    status: z.enum(["active", "inactive", "jailed", "unbonding"]),
-    selfStake: wei,
-    delegatedStake: wei,
-    blocksProposed: int,
-    blocksMissed: int,
-    jailed: bool,
-  })
-  .meta({ id: "Validator" });
+/** A validator: `svc_getValidators`' object, with `uptime` as a fraction. */
+export const Validator = wire.Validator.extend({
+  ...amounts("stake", "selfStake", "delegatedStake"),
+  commission: fraction("share of rewards the validator keeps"),
+  uptime: fraction(
+    "slots proposed of those assigned in the last uptime window (svc_getValidators gives the same as a percentage)",
+  ),
+}).meta({ id: "Validator" });
 /** What {@link Validator} describes. */
 export type Validator = z.output<typeof Validator>;
 
@@ -245,52 +243,43 @@ export const ValidatorEpoch = z
 /** What {@link ValidatorEpoch} describes. */
 export type ValidatorEpoch = z.output<typeof ValidatorEpoch>;
 
-/** The completed epochs an APR was measured over. */
-export const AprWindow = z.object({
-  fromBlock: hex,
-  toBlock: hex,
-  epochs: int.meta({ description: "completed epochs measured" }),
-  fullEpochs: int.meta({ description: "epochs in a full window (10)" }),
-  seconds: int.meta({ description: "chain time the span took" }),
-  complete: bool.meta({
+const window = wire.AprWindow.shape;
+/** The completed epochs an APR was measured over (`svc_getStakingInfo`'s `aprWindow`). */
+export const AprWindow = wire.AprWindow.extend({
+  epochs: window.epochs.meta({ description: "completed epochs measured" }),
+  fullEpochs: window.fullEpochs.meta({ description: "epochs in a full window (10)" }),
+  seconds: window.seconds.meta({ description: "chain time the span took" }),
+  complete: window.complete.meta({
     description: "a full window; before that apr is provisional and the explorer shows '-'",
   }),
 });
 /** What {@link AprWindow} describes. */
 export type AprWindow = z.output<typeof AprWindow>;
 
-/** Network staking figures (`svc_getStakingInfo()`). */
-export const Staking = z
-  .object({
-    totalStaked: wei,
-    validatorCount: int,
-    activeValidatorCount: int,
-    minValidatorStake: wei,
-    epoch: int,
-    epochLength: int,
-    nextEpochBlock: hex,
-    unbondingPeriod: int.meta({ description: "blocks" }),
-    blockReward: wei.meta({ description: "wei minted per block" }),
-    apr: fraction("annual rate the stake earned over aprWindow ('0' without a window)"),
-    aprWindow: AprWindow.nullable().meta({
-      description: "the completed epochs apr was measured over; null before the first epoch ends",
-    }),
-  })
-  .meta({ id: "Staking", description: "svc_getStakingInfo result (docs/consensus.md)" });
+const network = wire.NetworkStakingInfo.shape;
+/** What REST says of the network staking figures beyond the wire object. */
+const stakingFigures = {
+  ...amounts("totalStaked", "minValidatorStake"),
+  unbondingPeriod: network.unbondingPeriod.meta({ description: "blocks" }),
+  blockReward: wei.meta({ description: "wei minted per block" }),
+  apr: fraction("annual rate the stake earned over aprWindow ('0' without a window)"),
+  aprWindow: AprWindow.nullable().meta({
+    description: "the completed epochs apr was measured over; null before the first epoch ends",
+  }),
+};
+
+/** Network staking figures: `svc_getStakingInfo()`. */
+export const Staking = wire.NetworkStakingInfo.extend(stakingFigures).meta({
+  id: "Staking",
+  description: "svc_getStakingInfo result (docs/consensus.md)",
+});
 /** What {@link Staking} describes. */
 export type Staking = z.output<typeof Staking>;
 
-/** An account's staking (`svc_getStakingInfo(address)`): the network figures plus that account's stake. */
-export const AccountStaking = Staking.extend({
-  address: hex,
-  isValidator: bool,
-  selfStake: wei,
-  delegations: z.array(z.object({ validator: hex, amount: wei, pendingRewards: wei })),
-  unbonding: z.array(
-    z.object({ validator: hex, amount: wei, completionBlock: hex.meta({ description: "hex block number" }) }),
-  ),
-  totalDelegated: wei,
-  pendingRewards: wei,
+/** An account's staking: `svc_getStakingInfo(address)`, the network figures plus that account's stake. */
+export const AccountStaking = wire.AccountStakingInfo.extend({
+  ...stakingFigures,
+  ...amounts("selfStake", "totalDelegated", "pendingRewards"),
 }).meta({
   id: "AccountStaking",
   description:
@@ -299,30 +288,17 @@ export const AccountStaking = Staking.extend({
 /** What {@link AccountStaking} describes. */
 export type AccountStaking = z.output<typeof AccountStaking>;
 
-/** The kinds of DePIN node. */
-export const DEPIN_NODE_TYPES = ["compute", "storage", "wireless", "sensor", "energy"] as const;
-/** Whether a DePIN node's heartbeat is within the heartbeat window. */
-export const DEPIN_NODE_STATUS = ["active", "inactive"] as const;
-
-/** A DePIN node (the `svc_getDePINNodes` object, with `uptime` as a fraction). */
-export const DePINNode = z
-  .object({
-    id: hex,
-    owner: hex,
-    type: z.enum(DEPIN_NODE_TYPES),
-    region: text,
-    endpoint: text,
-    stake: wei,
-    registeredAt: hex.meta({ description: "block number of the registration, hex" }),
-    lastHeartbeat: hex.nullable().meta({ description: "block number of the last heartbeat, hex" }),
-    lastHeartbeatAt: dateTime.nullable(),
-    uptime: fraction(
-      "heartbeat buckets seen of those expected in the heartbeat window (svc_getDePINNodes gives a percentage)",
-    ),
-    status: z.enum(DEPIN_NODE_STATUS),
-    rewards: wei,
-  })
-  .meta({ id: "DePINNode" });
+const depin = wire.DePINNode.shape;
+/** A DePIN node: `svc_getDePINNodes`' object, with `uptime` as a fraction. */
+export const DePINNode = wire.DePINNode.extend({
+  ...amounts("stake", "rewards"),
+  type: z.enum(wire.DEPIN_NODE_TYPES),
+  registeredAt: depin.registeredAt.meta({ description: "block number of the registration, hex" }),
+  lastHeartbeat: depin.lastHeartbeat.meta({ description: "block number of the last heartbeat, hex" }),
+  uptime: fraction(
+    "heartbeat buckets seen of those expected in the heartbeat window (svc_getDePINNodes gives a percentage)",
+  ),
+}).meta({ id: "DePINNode" });
 /** What {@link DePINNode} describes. */
 export type DePINNode = z.output<typeof DePINNode>;
 
@@ -333,33 +309,22 @@ export const Feed = z
 /** What {@link Feed} describes. */
 export type Feed = z.output<typeof Feed>;
 
-/** A price prediction (`svc_getAIPrediction`). */
-export const Prediction = z
-  .object({
-    asset: text,
-    currentPrice: text,
-    predictedPrice: text,
-    confidence: fraction("calibrated probability that the price lands within ±5 % of predictedPrice"),
-    horizon: int,
-    timestamp: dateTime,
-    lower: text,
-    upper: text,
-    modelVersion: text,
-    source: text,
-    quantiles: z
-      .object({ "5": text, "10": text, "25": text, "50": text, "75": text, "90": text, "95": text })
-      .optional()
-      .meta({ description: "prices at the 5..95 % quantiles; 50 is predictedPrice, 10/90 are lower/upper" }),
-    probabilityUp: fraction("probability that the price at the horizon is above currentPrice").optional(),
-    stale: bool
-      .optional()
-      .meta({ description: "latest observation older than the oracle's staleness threshold" }),
-  })
-  .meta({
-    id: "Prediction",
-    description:
-      "svc_getAIPrediction result; quantiles, probabilityUp and stale are absent from a prediction an older node made",
-  });
+const prediction = wire.Prediction.shape;
+/** A price prediction: `svc_getAIPrediction`'s object, as the node gives it or the index kept it. */
+export const Prediction = wire.Prediction.extend({
+  confidence: fraction("calibrated probability that the price lands within ±5 % of predictedPrice"),
+  quantiles: prediction.quantiles
+    .optional()
+    .meta({ description: "prices at the 5..95 % quantiles; 50 is predictedPrice, 10/90 are lower/upper" }),
+  probabilityUp: fraction("probability that the price at the horizon is above currentPrice").optional(),
+  stale: prediction.stale
+    .optional()
+    .meta({ description: "latest observation older than the oracle's staleness threshold" }),
+}).meta({
+  id: "Prediction",
+  description:
+    "svc_getAIPrediction result; quantiles, probabilityUp and stale are absent from a prediction an older node made",
+});
 /** What {@link Prediction} describes. */
 export type Prediction = z.output<typeof Prediction>;
 

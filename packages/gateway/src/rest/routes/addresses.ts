@@ -15,9 +15,9 @@ export const addressRoute = defineRoute({
   async handle(ctx, { params: { address } }) {
     const db = requireDb(ctx);
     const [balance, nonce, code] = await Promise.all([
-      tryNode<string>(ctx, "eth_getBalance", [address, "latest"]),
-      tryNode<string>(ctx, "eth_getTransactionCount", [address, "latest"]),
-      tryNode<string>(ctx, "eth_getCode", [address, "latest"]),
+      tryNode(ctx, "eth_getBalance", [address, "latest"]),
+      tryNode(ctx, "eth_getTransactionCount", [address, "latest"]),
+      tryNode(ctx, "eth_getCode", [address, "latest"]),
     ]);
     const contract = await indexerDb.findContract(db, address);
     const transactions = await indexerDb.addressTransactionCount(db, address);

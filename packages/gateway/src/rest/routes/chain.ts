@@ -17,10 +17,10 @@ export const chainRoute = defineRoute({
     const [figures, state, nodeHead, staking] = await Promise.all([
       indexerDb.chainFigures(db),
       indexerDb.readIndexerState(db),
-      tryNode<string>(ctx, "eth_blockNumber"),
-      tryNode<{ validatorCount?: number | string }>(ctx, "svc_getStakingInfo", []),
+      tryNode(ctx, "eth_blockNumber", []),
+      tryNode(ctx, "svc_getStakingInfo", []),
     ]);
-    const chainId = state?.chainId ?? BigInt((await tryNode<string>(ctx, "eth_chainId")) ?? "0");
+    const chainId = state?.chainId ?? BigInt((await tryNode(ctx, "eth_chainId", [])) ?? "0");
     const indexed = state?.blockNumber ?? -1n;
     const validatorCount =
       staking?.validatorCount !== undefined
@@ -63,7 +63,7 @@ export const searchRoute = defineRoute({
       if (await indexerDb.findTransaction(db, hash)) return found("transaction", hash);
       const block = await indexerDb.findBlock(db, hash);
       if (block) return found("block", Number(block.number));
-      const pending = await tryNode<unknown>(ctx, "eth_getTransactionByHash", [hash]);
+      const pending = await tryNode(ctx, "eth_getTransactionByHash", [hash]);
       return pending ? found("transaction", hash) : NOTHING;
     }
     if (isAddress(q)) {

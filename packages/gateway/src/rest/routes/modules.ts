@@ -1,4 +1,5 @@
 import { indexerDb } from "@strata/db";
+import { MAX_PREDICTION_HORIZON } from "@strata/protocol";
 import type { z } from "zod";
 import { BacktestCache } from "../backtest-cache.js";
 import { callNode, requireDb, tryNode } from "../context.js";
@@ -12,11 +13,9 @@ import {
   numberCursor,
   textQuery,
 } from "../params.js";
-import { NotFoundError } from "../rest-errors.js";
+import { NotFoundError, UnavailableError } from "../rest-errors.js";
 import {
   AccountStaking,
-  DEPIN_NODE_STATUS,
-  DEPIN_NODE_TYPES,
   DePINNode,
   Feed,
   type Prediction,
@@ -39,7 +38,7 @@ export const validatorsRoute = defineRoute({
   summary: "Validator set (svc_getValidators)",
   response: pageOf(Validator),
   async handle(ctx) {
-    const validators = await callNode<z.input<typeof Validator>[]>(ctx, "svc_getValidators", []);
+    const validators = await callNode(ctx, "svc_getValidators", []);
     return { items: validators.map(withUptimeFraction), nextCursor: null };
   },
 });
@@ -74,7 +73,7 @@ export const stakingRoute = defineRoute({
   path: "/v1/staking",
   summary: "Network staking figures (svc_getStakingInfo)",
   response: Staking,
-  handle: (ctx) => callNode<z.input<typeof Staking>>(ctx, "svc_getStakingInfo", []),
+  handle: (ctx) => callNode(ctx, "svc_getStakingInfo", []),
 });
 
 /** `GET /v1/staking/{address}`. */
@@ -84,8 +83,12 @@ export const accountStakingRoute = defineRoute({
   params: { address: addressParam },
   response: AccountStaking,
   notFound: true,
-  handle: (ctx, { params: { address } }) =>
-    callNode<z.input<typeof AccountStaking>>(ctx, "svc_getStakingInfo", [address]),
+  async handle(ctx, { params: { address } }) {
+    const info = await callNode(ctx, "svc_getStakingInfo", [address]);
+    if (!("isValidator" in info))
+      throw new UnavailableError("svc_getStakingInfo answered without the account");
+    return info;
+  },
 });
 
 /** `GET /v1/depin/nodes?type=&region=&status=`. */
@@ -93,8 +96,8 @@ export const depinNodesRoute = defineRoute({
   path: "/v1/depin/nodes",
   summary: "DePIN nodes",
   query: {
-    type: enumQuery(DEPIN_NODE_TYPES, "node type"),
-    status: enumQuery(DEPIN_NODE_STATUS, "default: all"),
+    type: enumQuery(DePINNode.shape.type, "node type"),
+    status: enumQuery(DePINNode.shape.status, "default: all"),
     region: textQuery("region"),
     limit: limitQuery,
     cursor: idCursor,
@@ -137,14 +140,15 @@ export const predictionRoute = defineRoute({
   path: "/v1/predictions/{asset}",
   summary: "Price prediction and price history of an asset",
   params: { asset: assetParam },
-  query: { horizon: intQuery(1, 365, 1, "days") },
+  query: { horizon: intQuery(1, MAX_PREDICTION_HORIZON, 1, "days") },
   response: PredictionView,
   notFound: true,
   async handle(ctx, { params: { asset }, query: { horizon } }) {
     const db = requireDb(ctx);
     // The node's prediction, else the latest the index recorded (stored as the node gave it).
-    const prediction = ((await tryNode(ctx, "svc_getAIPrediction", [asset, horizon])) ??
-      (await indexerDb.latestPrediction(db, asset, horizon))) as z.input<typeof Prediction> | undefined;
+    const prediction =
+      (await tryNode(ctx, "svc_getAIPrediction", [asset, horizon])) ??
+      ((await indexerDb.latestPrediction(db, asset, horizon)) as Prediction | undefined);
     const closes = await indexerDb.dailyCloses(db, asset, HISTORY_DAYS);
     if (prediction === undefined && closes.length === 0) {
       throw new NotFoundError(`no price feed or prediction for ${asset}`);

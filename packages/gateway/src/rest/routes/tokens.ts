@@ -32,7 +32,7 @@ export const tokenRoute = defineRoute({
     const db = requireDb(ctx);
     const token = await indexerDb.findToken(db, address);
     if (!token) throw new NotFoundError(`no ERC-20 token indexed at ${address}`);
-    const supply = await tryNode<string>(ctx, "eth_call", [{ to: address, data: TOTAL_SUPPLY }, "latest"]);
+    const supply = await tryNode(ctx, "eth_call", [{ to: address, data: TOTAL_SUPPLY }, "latest"]);
     const figures = await indexerDb.tokenFigures(db, address);
     return {
       ...tokenJson(token),
