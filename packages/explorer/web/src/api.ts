@@ -1,5 +1,3 @@
-import type { CallFrame } from "./types.ts";
-
 /** Where the explorer finds the gateway; served by the explorer server as `/config.json`. */
 export interface ExplorerConfig {
   apiUrl: string;
@@ -122,6 +120,21 @@ export async function rpc<T>(method: string, params: unknown[], signal?: AbortSi
     throw new ApiError(res.status, null, `${method} failed (${res.status})`);
   }
   return answer.result as T;
+}
+
+/** A frame of a `callTracer` trace (JSON-RPC `debug_traceTransaction`). */
+export interface CallFrame {
+  type: string;
+  from: string;
+  to?: string;
+  value?: string;
+  gas?: string;
+  gasUsed?: string;
+  input?: string;
+  output?: string;
+  error?: string;
+  revertReason?: string;
+  calls?: CallFrame[];
 }
 
 /** The transaction's call tree from `debug_traceTransaction` with `callTracer`, or null when not traced. */

@@ -1,3 +1,4 @@
+import type { RestResponse } from "@strata/gateway/rest";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { getJson, loadConfig } from "./api.ts";
 
@@ -88,8 +89,8 @@ export function useNewHeads(): { version: number; mode: LiveMode; head: number |
       if (poll || closed) return;
       setMode("polling");
       const tick = () =>
-        getJson<{ blockNumber: number }>("/v1/chain").then(
-          (c) => bump(Number(c.blockNumber)),
+        getJson<RestResponse<"/v1/chain">>("/v1/chain").then(
+          (c) => bump(c.blockNumber ?? -1),
           () => undefined,
         );
       poll = setInterval(tick, POLL_MS);

@@ -1,5 +1,5 @@
 import type { Database } from "@strata/db";
-import { RpcError } from "@strata/protocol";
+import { type MethodResult, type NodeMethodName, RpcError, type WireParams } from "@strata/protocol";
 import { BadRequestError, NotFoundError, UnavailableError } from "./rest-errors.js";
 
 /** Calls a node method through the gateway's upstreams; rejects with the node's {@link RpcError}. */
@@ -22,17 +22,19 @@ export function requireDb(ctx: RestContext): Database {
 }
 
 /**
- * Calls the node; its JSON-RPC errors become REST errors: -32001 -> 404, -32602 -> 400, a method the
- * node does not serve or a dependency down -> 503.
+ * Calls a method of the wire table on the node, its answer typed by the table; its JSON-RPC errors
+ * become REST errors: -32001 -> 404, -32602 -> 400, a method the node does not serve or a dependency
+ * down -> 503.
  */
-export async function callNode<T>(
+export async function callNode<M extends NodeMethodName>(
   ctx: RestContext,
-  method: string,
-  params: readonly unknown[] = [],
-): Promise<T> {
+  method: M,
+  params: WireParams<M>,
+): Promise<MethodResult<M>> {
   if (ctx.rpc === undefined) throw new UnavailableError("no node configured for live reads");
   try {
-    return (await ctx.rpc(method, params)) as T;
+    // The node answers as the wire table says (its own tests parse live answers with the table).
+    return (await ctx.rpc(method, params)) as MethodResult<M>;
   } catch (error) {
     if (error instanceof RpcError) {
       if (error.code === -32001) throw new NotFoundError(error.message);
@@ -46,13 +48,13 @@ export async function callNode<T>(
 }
 
 /** Like {@link callNode}, but `undefined` instead of an error when the node cannot answer. */
-export async function tryNode<T>(
+export async function tryNode<M extends NodeMethodName>(
   ctx: RestContext,
-  method: string,
-  params: readonly unknown[] = [],
-): Promise<T | undefined> {
+  method: M,
+  params: WireParams<M>,
+): Promise<MethodResult<M> | undefined> {
   try {
-    return await callNode<T>(ctx, method, params);
+    return await callNode(ctx, method, params);
   } catch {
     return undefined;
   }

@@ -64,12 +64,13 @@ export const DOCS_HTML = `<!doctype html>
     details.appendChild(summary);
     var body = el("div", { class: "body" });
     var inputs = {};
-    if (op.parameters.length) {
+    var parameters = op.parameters || [];
+    if (parameters.length) {
       var table = el("table");
       var head = el("tr");
       ["name", "in", "description", "value"].forEach(function (h) { head.appendChild(el("th", {}, h)); });
       table.appendChild(head);
-      op.parameters.forEach(function (p) {
+      parameters.forEach(function (p) {
         var row = el("tr");
         row.appendChild(el("td", {}, p.name + (p.required ? " *" : "")));
         row.appendChild(el("td", {}, p.in));

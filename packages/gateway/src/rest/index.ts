@@ -3,14 +3,10 @@ import type { Database } from "@strata/db";
 import type { RestContext, RestRpc } from "./context.js";
 import { DOCS_HTML } from "./docs-page.js";
 import { OPENAPI_DOCUMENT } from "./openapi.js";
+import { parseParams, pathSegment } from "./params.js";
 import { BadRequestError, NotFoundError, RestError } from "./rest-errors.js";
-import { addressRoutes } from "./routes/addresses.js";
-import { blockRoutes } from "./routes/blocks.js";
-import { chainRoutes } from "./routes/chain.js";
-import { moduleRoutes } from "./routes/modules.js";
-import type { Route } from "./routes/route.js";
-import { tokenRoutes } from "./routes/tokens.js";
-import { transactionRoutes } from "./routes/transactions.js";
+import { REST_ROUTES } from "./route-table.js";
+import type { RestRoute } from "./routes/route.js";
 
 export type { RestRpc } from "./context.js";
 export { OPENAPI_DOCUMENT } from "./openapi.js";
@@ -29,14 +25,7 @@ export interface RestApiOptions {
 /** Answers one GET under `/v1` or `/docs`; `url` is the parsed request URL. */
 export type RestHandler = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
 
-const ROUTES: readonly Route[] = [
-  ...chainRoutes,
-  ...blockRoutes,
-  ...transactionRoutes,
-  ...addressRoutes,
-  ...tokenRoutes,
-  ...moduleRoutes,
-];
+const ROUTES: readonly RestRoute[] = REST_ROUTES;
 const OPENAPI_JSON = JSON.stringify(OPENAPI_DOCUMENT);
 
 function send(res: ServerResponse, status: number, type: string, body: string, head: boolean): void {
@@ -44,10 +33,31 @@ function send(res: ServerResponse, status: number, type: string, body: string, h
   res.end(head ? undefined : body);
 }
 
+/** Runs the route matching `path`: its path parameters and query arguments through its schemas, then its handler. */
+async function answer(ctx: RestContext, path: string, url: URL): Promise<unknown> {
+  for (const route of ROUTES) {
+    const segments = route.match(path);
+    if (segments === undefined) continue;
+    const params = parseParams(
+      route.params,
+      Object.fromEntries(Object.entries(segments).map(([name, raw]) => [name, pathSegment(raw, name)])),
+    );
+    // An empty argument (`?cursor=`) counts as absent.
+    const query = parseParams(
+      route.query,
+      Object.fromEntries(
+        Object.keys(route.query.shape).map((name) => [name, url.searchParams.get(name) || undefined]),
+      ),
+    );
+    return route.handle(ctx, { params, query });
+  }
+  throw new NotFoundError(`no such resource ${url.pathname}`);
+}
+
 /**
  * The REST API mounted by the gateway: `GET /v1/*` (JSON read from the indexer's database, with a few
- * live reads from the node), `/v1/openapi.json` and `/docs`. Bad input answers 400, unknown resources
- * 404, a missing index or node 503, always as `{error: {code, message}}`.
+ * live reads from the node) as the route table describes it, `/v1/openapi.json` and `/docs`. Bad input
+ * answers 400, unknown resources 404, a missing index or node 503, always as `{error: {code, message}}`.
  */
 export function createRestApi(options: RestApiOptions): RestHandler {
   const ctx: RestContext = { db: options.database, rpc: options.rpc };
@@ -61,13 +71,8 @@ export function createRestApi(options: RestApiOptions): RestHandler {
       for (const [name, value] of url.searchParams) {
         if (value.includes("\u0000")) throw new BadRequestError(`${name}: must not contain NUL`);
       }
-      for (const route of ROUTES) {
-        const match = route.pattern.exec(path);
-        if (!match) continue;
-        const result = await route.handle(ctx, url, match.slice(1));
-        return send(res, 200, "application/json", JSON.stringify(result), head);
-      }
-      throw new NotFoundError(`no such resource ${url.pathname}`);
+      const result = await answer(ctx, path, url);
+      return send(res, 200, "application/json", JSON.stringify(result), head);
     } catch (error) {
       if (!(error instanceof RestError)) options.onError?.(error, url);
       const known =

@@ -1,99 +1,164 @@
+import { Address, Hash32 } from "@strata/protocol";
+import { z } from "zod";
 import { BadRequestError } from "./rest-errors.js";
 
-/** Default and largest page of a list. */
-export const DEFAULT_LIMIT = 25;
-export const MAX_LIMIT = 100;
+/*
+ * Path and query parameters of REST /v1 as zod schemas: they validate and decode a request's
+ * arguments, and the OpenAPI document describes each parameter from the same schema. A value a
+ * schema refuses answers 400 with the message its `refusal` registers (`refusals` below), always
+ * prefixed with the parameter's name.
+ */
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const HASH = /^0x[0-9a-fA-F]{64}$/;
+/** How the 400 message of a refused parameter reads, given the raw value (undefined when absent). */
+type Refusal = (raw: string | undefined) => string;
+
+/** The refusal message of each parameter schema (a zod registry: nothing of it reaches the OpenAPI document). */
+const refusals = z.registry<{ readonly refusal: Refusal }>();
+
+/** `schema` with its OpenAPI description and the 400 message for a value it refuses. */
+function param<T extends z.ZodType>(schema: T, description: string, refusal?: Refusal): T {
+  const described = schema.meta({ description }) as T;
+  if (refusal) refusals.add(described, { refusal });
+  return described;
+}
+
+/** The common refusal: `expected <what>, got "<raw>"`. */
+const expecting =
+  (what: string): Refusal =>
+  (raw) =>
+    raw === undefined ? `expected ${what}` : `expected ${what}, got "${raw}"`;
+
+/** An integer in `min..max` (decimal digits only), `fallback` when absent. */
+export function intQuery(min: number, max: number, fallback: number, description: string) {
+  const digits = (raw: unknown) => (typeof raw === "string" && /^\d+$/.test(raw) ? Number(raw) : raw);
+  return param(
+    z.preprocess(digits, z.number().int().min(min).max(max)).default(fallback),
+    description,
+    expecting(`an integer in ${min}..${max}`),
+  );
+}
 
 /** `?limit=` of a list: 1..100, default 25. */
-export function limitParam(url: URL): number {
-  return intParam(url, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT);
+export const limitQuery = intQuery(1, 100, 25, "page size");
+
+/** An optional text filter from the values of `values`. */
+export function enumQuery<T extends z.ZodEnum<Record<string, string>>>(values: T, description: string) {
+  return param(values.optional(), description, expecting(`one of ${values.options.join(", ")}`));
 }
 
-/** An integer query argument within bounds, or its default. */
-export function intParam(url: URL, name: string, fallback: number, min: number, max: number): number {
-  const raw = url.searchParams.get(name);
-  if (raw === null || raw === "") return fallback;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < min || n > max) {
-    throw new BadRequestError(`${name}: expected an integer in ${min}..${max}, got "${raw}"`);
-  }
-  return n;
-}
+/** An optional free-text query argument (any text is accepted). */
+export const textQuery = (description: string) => param(z.string().optional(), description);
 
-/** A percent-decoded path segment; bad percent-encoding (`%zz`, a cut `%e2%82`) is a 400 naming `what`. */
-export function pathSegment(raw: string, what: string): string {
+/** A 20-byte hex address, lowercased (protocol's `Address`). */
+export const addressParam = param(
+  Address,
+  "20-byte hex address",
+  expecting("a 0x-prefixed 20-byte hex address"),
+);
+
+/** A 32-byte hex hash, lowercased (protocol's `Hash32`). */
+export const hashParam = param(Hash32, "transaction hash", expecting("a 0x-prefixed 32-byte hex hash"));
+
+const BLOCK_NUMBER = /^(0|[1-9]\d{0,17})$|^0x[0-9a-fA-F]{1,15}$/;
+
+/** Whether `raw` is an address / a hash (as protocol's schemas take them) / a block number (decimal or 0x hex). */
+export const isAddress = (raw: string) => Address.safeParse(raw).success;
+export const isHash = (raw: string) => Hash32.safeParse(raw).success;
+export const isBlockNumber = (raw: string) => BLOCK_NUMBER.test(raw);
+
+/** A block number (decimal or 0x hex) as a bigint, or a block hash lowercased. */
+export const blockIdParam = param(
+  z.union([
+    z
+      .string()
+      .regex(BLOCK_NUMBER)
+      .transform((raw) => BigInt(raw)),
+    Hash32,
+  ]),
+  "block number (decimal or 0x) or block hash",
+  expecting("a block number or a 32-byte block hash"),
+);
+
+/** An asset symbol such as STRA, uppercased. */
+export const assetParam = param(
+  z
+    .string()
+    .transform((raw) => raw.toUpperCase())
+    .pipe(z.string().regex(/^[A-Z0-9]{1,16}$/)),
+  "asset symbol, e.g. STRA",
+  expecting("a symbol such as STRA"),
+);
+
+/** The search term of `/v1/search`: required, surrounding blanks ignored. */
+export const searchTermQuery = param(
+  z.string().trim().min(1),
+  "block number, hash, address or token symbol",
+  () => "expected a block number, a hash, an address or a token symbol",
+);
+
+/*
+ * Cursors are opaque to clients; inside they are `<block>:<index>` (or `<block>:<address>` for
+ * tokens, a block number or an epoch, `<id>` for DePIN nodes): the position of the previous page's
+ * last row.
+ */
+const cursor = <T extends z.ZodType>(schema: T) =>
+  param(
+    schema.optional(),
+    "nextCursor of the previous page",
+    (raw) => `not a cursor this API returned: "${raw ?? ""}"`,
+  );
+
+/** A `<block>:<index>` cursor (transactions, transfers). */
+export const positionCursor = cursor(
+  z
+    .string()
+    .regex(/^\d{1,18}:\d{1,9}$/)
+    .transform((raw) => {
+      const [block, index] = raw.split(":");
+      return { block: BigInt(block!), index: Number(index) };
+    }),
+);
+
+/** A block-number or epoch cursor. */
+export const numberCursor = cursor(
+  z
+    .string()
+    .regex(/^\d{1,18}$/)
+    .transform((raw) => BigInt(raw)),
+);
+
+/** A token-list cursor `<block>:<address>`. */
+export const tokenCursor = cursor(
+  z
+    .string()
+    .regex(/^\d{1,18}:0x[0-9a-f]{40}$/)
+    .transform((raw) => {
+      const [block, address] = raw.split(":");
+      return { block: BigInt(block!), address: address! };
+    }),
+);
+
+/** A DePIN node id cursor (any text: ids sort as text). */
+export const idCursor = cursor(z.string());
+
+/** A percent-decoded path segment; bad percent-encoding (`%zz`, a cut `%e2%82`) is a 400 naming `name`. */
+export function pathSegment(raw: string, name: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw new BadRequestError(`${what}: bad percent-encoding in "${raw}"`);
+    throw new BadRequestError(`${name}: bad percent-encoding in "${raw}"`);
   }
 }
 
-/** A 20-byte hex address, lowercased; `what` names it in the error. */
-export function addressParam(raw: string, what = "address"): string {
-  if (!ADDRESS.test(raw))
-    throw new BadRequestError(`${what}: expected a 0x-prefixed 20-byte hex address, got "${raw}"`);
-  return raw.toLowerCase();
-}
-
-/** A 32-byte hex hash, lowercased. */
-export function hashParam(raw: string, what = "hash"): string {
-  if (!HASH.test(raw))
-    throw new BadRequestError(`${what}: expected a 0x-prefixed 32-byte hex hash, got "${raw}"`);
-  return raw.toLowerCase();
-}
-
-/** Whether `raw` is an address / a hash / a block number. */
-export const isAddress = (raw: string) => ADDRESS.test(raw);
-export const isHash = (raw: string) => HASH.test(raw);
-export const isBlockNumber = (raw: string) =>
-  /^(0|[1-9]\d{0,17})$/.test(raw) || /^0x[0-9a-fA-F]{1,15}$/.test(raw);
-
-/** A block number (decimal or 0x hex) or a block hash. */
-export function blockIdParam(raw: string): bigint | string {
-  if (isBlockNumber(raw)) return BigInt(raw);
-  if (isHash(raw)) return raw.toLowerCase();
-  throw new BadRequestError(`numberOrHash: expected a block number or a 32-byte block hash, got "${raw}"`);
-}
-
-/**
- * Cursors are opaque to clients; inside they are `<block>:<index>` (or `<block>:<address>` for
- * tokens, `<id>` for DePIN nodes): the position of the previous page's last row.
- */
-export function positionCursor(url: URL): { block: bigint; index: number } | undefined {
-  const raw = url.searchParams.get("cursor");
-  if (raw === null || raw === "") return undefined;
-  const match = /^(\d{1,18}):(\d{1,9})$/.exec(raw);
-  if (!match) throw new BadRequestError(`cursor: not a cursor this API returned: "${raw}"`);
-  return { block: BigInt(match[1]!), index: Number(match[2]) };
-}
-
-/** A block-number cursor. */
-export function blockCursor(url: URL): bigint | undefined {
-  const raw = url.searchParams.get("cursor");
-  if (raw === null || raw === "") return undefined;
-  if (!/^\d{1,18}$/.test(raw)) throw new BadRequestError(`cursor: not a cursor this API returned: "${raw}"`);
-  return BigInt(raw);
-}
-
-/** A token-list cursor `<block>:<address>`. */
-export function tokenCursor(url: URL): { block: bigint; address: string } | undefined {
-  const raw = url.searchParams.get("cursor");
-  if (raw === null || raw === "") return undefined;
-  const match = /^(\d{1,18}):(0x[0-9a-f]{40})$/.exec(raw);
-  if (!match) throw new BadRequestError(`cursor: not a cursor this API returned: "${raw}"`);
-  return { block: BigInt(match[1]!), address: match[2]! };
-}
-
-/** An optional text filter from a fixed set of values. */
-export function enumParam<T extends string>(url: URL, name: string, allowed: readonly T[]): T | undefined {
-  const raw = url.searchParams.get(name);
-  if (raw === null || raw === "") return undefined;
-  if (!allowed.includes(raw as T)) {
-    throw new BadRequestError(`${name}: expected one of ${allowed.join(", ")}, got "${raw}"`);
-  }
-  return raw as T;
+/** Parses `raw` (each value a string, or undefined when absent) with `schema`; a refused value is a 400 naming it. */
+export function parseParams<T extends z.ZodObject>(
+  schema: T,
+  raw: Readonly<Record<string, string | undefined>>,
+): z.output<T> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const name = String(parsed.error.issues[0]?.path[0] ?? "");
+  const field = schema.shape[name];
+  const refusal = field === undefined ? undefined : refusals.get(field)?.refusal;
+  throw new BadRequestError(`${name}: ${refusal ? refusal(raw[name]) : "invalid value"}`);
 }

@@ -1,6 +1,6 @@
+import type { Page } from "@strata/gateway/rest";
 import { useState } from "react";
 import { useApi } from "../hooks.ts";
-import type { Page } from "../types.ts";
 import { ErrorView, Loading } from "./states.tsx";
 
 /**

@@ -1,6 +1,6 @@
+import type { Block, TokenTransfer, TransactionSummary } from "@strata/gateway/rest";
 import { formatEther, formatNumber, formatUnits, timeAgo } from "../format.ts";
 import { useNow } from "../hooks.ts";
-import type { Block, TokenTransfer, Transaction } from "../types.ts";
 import { AddressLink, BlockLink, StatusBadge, TokenLink, TxLink } from "./links.tsx";
 
 /** Blocks, newest first. */
@@ -44,7 +44,7 @@ export function TxTable({
   focus,
   compact = false,
 }: {
-  txs: Transaction[];
+  txs: TransactionSummary[];
   focus?: string;
   compact?: boolean;
 }) {
@@ -137,7 +137,7 @@ export function TransfersTable({
         </thead>
         <tbody>
           {transfers.map((t) => (
-            <tr key={`${t.transactionHash ?? ""}-${t.logIndex}`}>
+            <tr key={`${t.transactionHash}-${t.logIndex}`}>
               {showTx ? (
                 <td>
                   <TxLink hash={t.transactionHash} />

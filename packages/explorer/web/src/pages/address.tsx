@@ -1,3 +1,4 @@
+import type { RestResponse, TokenTransfer, TransactionSummary } from "@strata/gateway/rest";
 import { useState } from "react";
 import { Card, Fields } from "../components/layout.tsx";
 import { AddressLink, TokenLink, TxLink } from "../components/links.tsx";
@@ -7,13 +8,14 @@ import { TransfersTable, TxTable } from "../components/tables.tsx";
 import { formatEther, formatNumber } from "../format.ts";
 import { useApi } from "../hooks.ts";
 import { systemAddress } from "../system-addresses.ts";
-import type { AddressInfo, TokenTransfer, Transaction } from "../types.ts";
 
 type Tab = "transactions" | "transfers" | "code";
 
 /** One address: balance, nonce, its transactions and token transfers, and contract code. */
 export function AddressPage({ address }: { address: string }) {
-  const info = useApi<AddressInfo>(`/v1/addresses/${encodeURIComponent(address)}`);
+  const info = useApi<RestResponse<"/v1/addresses/{address}">>(
+    `/v1/addresses/${encodeURIComponent(address)}`,
+  );
   const [tab, setTab] = useState<Tab>("transactions");
   if (info.status === "loading") return <Loading label="Loading address" />;
   if (info.status === "error") return <ErrorView error={info.error} what="Address" onRetry={info.reload} />;
@@ -79,7 +81,7 @@ export function AddressPage({ address }: { address: string }) {
       </div>
       <Card>
         {tab === "transactions" ? (
-          <Paged<Transaction>
+          <Paged<TransactionSummary>
             path={`/v1/addresses/${a.address}/transactions`}
             what="Transactions"
             empty="No transactions for this address."

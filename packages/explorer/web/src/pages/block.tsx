@@ -1,3 +1,4 @@
+import type { RestResponse } from "@strata/gateway/rest";
 import { Card, Fields } from "../components/layout.tsx";
 import { AddressLink, BlockLink } from "../components/links.tsx";
 import { ErrorView, Loading } from "../components/states.tsx";
@@ -5,17 +6,15 @@ import { TxTable } from "../components/tables.tsx";
 import { formatDate, formatFraction, formatGwei, formatNumber, timeAgo } from "../format.ts";
 import { useApi } from "../hooks.ts";
 import { Link } from "../router.tsx";
-import type { Block, Transaction } from "../types.ts";
 
 /** One block: header fields and its transactions. */
 export function BlockPage({ id }: { id: string }) {
-  const block = useApi<Block>(`/v1/blocks/${encodeURIComponent(id)}`);
+  const block = useApi<RestResponse<"/v1/blocks/{numberOrHash}">>(`/v1/blocks/${encodeURIComponent(id)}`);
   if (block.status === "loading") return <Loading label="Loading block" />;
   if (block.status === "error") return <ErrorView error={block.error} what="Block" onRetry={block.reload} />;
   const b = block.data;
   const gasUsed = Number(b.gasUsed);
   const gasLimit = Number(b.gasLimit);
-  const txs = (b.transactions ?? []).filter((t): t is Transaction => typeof t === "object");
   return (
     <div className="page">
       <div className="page-head">
@@ -48,22 +47,10 @@ export function BlockPage({ id }: { id: string }) {
         />
       </Card>
       <Card title={`Transactions (${b.transactionCount})`}>
-        {txs.length > 0 ? (
-          <TxTable txs={txs} />
-        ) : b.transactionCount === 0 ? (
-          <p className="muted empty">This block has no transactions.</p>
+        {b.transactions.length > 0 ? (
+          <TxTable txs={b.transactions} />
         ) : (
-          <ul className="hash-list">
-            {(b.transactions ?? []).map((t) =>
-              typeof t === "string" ? (
-                <li key={t}>
-                  <Link to={`/tx/${t}`} className="mono">
-                    {t}
-                  </Link>
-                </li>
-              ) : null,
-            )}
-          </ul>
+          <p className="muted empty">This block has no transactions.</p>
         )}
       </Card>
     </div>

@@ -1,3 +1,4 @@
+import type { DePINNode, RestResponse } from "@strata/gateway/rest";
 import { useState } from "react";
 import { BarChart } from "../components/charts.tsx";
 import { Card } from "../components/layout.tsx";
@@ -5,14 +6,13 @@ import { AddressLink, StatusBadge } from "../components/links.tsx";
 import { Paged } from "../components/pager.tsx";
 import { formatEther, formatFraction, timeAgo } from "../format.ts";
 import { useApi, useNow } from "../hooks.ts";
-import type { DepinNode, Page } from "../types.ts";
 
 const TYPES = ["", "compute", "storage", "wireless", "sensor", "energy"];
-const STATUSES = ["", "active", "inactive", "all"];
+const STATUSES = ["", "active", "inactive"];
 
 /** Node counts by region, from the first page of the list (REST pages hold at most 100). */
 function RegionChart() {
-  const nodes = useApi<Page<DepinNode>>("/v1/depin/nodes?limit=100");
+  const nodes = useApi<RestResponse<"/v1/depin/nodes">>("/v1/depin/nodes?limit=100");
   if (nodes.status !== "ok") return null;
   const counts = new Map<string, number>();
   for (const n of nodes.data.items) counts.set(n.region, (counts.get(n.region) ?? 0) + 1);
@@ -63,14 +63,14 @@ export function DepinPage() {
             <select aria-label="Status" value={status} onChange={(e) => setStatus(e.target.value)}>
               {STATUSES.map((s) => (
                 <option key={s} value={s}>
-                  {s || "default status"}
+                  {s || "any status"}
                 </option>
               ))}
             </select>
           </div>
         }
       >
-        <Paged<DepinNode>
+        <Paged<DePINNode>
           key={qs}
           path={`/v1/depin/nodes${qs ? `?${qs}` : ""}`}
           what="DePIN nodes"

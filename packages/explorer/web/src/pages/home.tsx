@@ -1,3 +1,4 @@
+import type { BlockStat, RestResponse } from "@strata/gateway/rest";
 import { useState } from "react";
 import { BarChart, LineChart } from "../components/charts.tsx";
 import { Card, Stat } from "../components/layout.tsx";
@@ -6,7 +7,6 @@ import { BlocksTable, TxTable } from "../components/tables.tsx";
 import { formatNumber, toMillis } from "../format.ts";
 import { type LiveMode, useApi, useCatchUp, useNewHeads } from "../hooks.ts";
 import { Link } from "../router.tsx";
-import type { Block, BlockStat, ChainInfo, Page, Transaction } from "../types.ts";
 
 const LIVE_LABEL: Record<LiveMode, string> = {
   connecting: "connecting…",
@@ -33,12 +33,12 @@ export function HomePage() {
   // While the index trails the node (a block announced before the page opened, say), look again.
   const [behind, setBehind] = useState(false);
   const version = heads + useCatchUp(behind);
-  const chain = useApi<ChainInfo>("/v1/chain", version);
-  const lagging = chain.status === "ok" && chain.data.indexerLag > 0;
+  const chain = useApi<RestResponse<"/v1/chain">>("/v1/chain", version);
+  const lagging = chain.status === "ok" && (chain.data.indexerLag ?? 0) > 0;
   if (lagging !== behind) setBehind(lagging);
-  const blocks = useApi<Page<Block>>("/v1/blocks?limit=10", version);
-  const txs = useApi<Page<Transaction>>("/v1/transactions?limit=10", version);
-  const stats = useApi<BlockStat[]>("/v1/stats/blocks?count=50", version);
+  const blocks = useApi<RestResponse<"/v1/blocks">>("/v1/blocks?limit=10", version);
+  const txs = useApi<RestResponse<"/v1/transactions">>("/v1/transactions?limit=10", version);
+  const stats = useApi<RestResponse<"/v1/stats/blocks">>("/v1/stats/blocks?count=50", version);
 
   return (
     <div className="page home">
@@ -66,9 +66,7 @@ export function HomePage() {
           <Stat
             label="Chain"
             value={`${chain.data.network} · ${chain.data.chainId}`}
-            hint={
-              chain.data.indexerLag > 0 ? `index ${chain.data.indexerLag} blocks behind` : "index in sync"
-            }
+            hint={lagging ? `index ${chain.data.indexerLag} blocks behind` : "index in sync"}
           />
         </div>
       )}

@@ -1,10 +1,10 @@
+import type { Block, Token, TransactionSummary } from "@strata/gateway/rest";
 import { Card } from "../components/layout.tsx";
 import { TokenLink } from "../components/links.tsx";
 import { Paged } from "../components/pager.tsx";
 import { BlocksTable, TxTable } from "../components/tables.tsx";
-import { formatNumber, formatUnits } from "../format.ts";
+import { formatUnits } from "../format.ts";
 import { useNewHeads } from "../hooks.ts";
-import type { Block, Token, Transaction } from "../types.ts";
 
 /** All blocks, newest first, paged. */
 export function BlocksPage() {
@@ -31,7 +31,7 @@ export function TransactionsPage() {
     <div className="page">
       <h1>Transactions</h1>
       <Card>
-        <Paged<Transaction>
+        <Paged<TransactionSummary>
           path="/v1/transactions"
           what="Transactions"
           version={version}
@@ -61,8 +61,6 @@ export function TokensPage() {
                     <th>Token</th>
                     <th className="hide-sm">Name</th>
                     <th className="num">Total supply</th>
-                    <th className="num hide-sm">Holders</th>
-                    <th className="num hide-sm">Transfers</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -75,8 +73,6 @@ export function TokensPage() {
                       <td className="num">
                         {t.decimals === null ? t.totalSupply : formatUnits(t.totalSupply, t.decimals, 2)}
                       </td>
-                      <td className="num hide-sm">{formatNumber(t.holderCount)}</td>
-                      <td className="num hide-sm">{formatNumber(t.transferCount)}</td>
                     </tr>
                   ))}
                 </tbody>

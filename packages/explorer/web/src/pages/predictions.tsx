@@ -1,3 +1,4 @@
+import type { RestResponse } from "@strata/gateway/rest";
 import { useState } from "react";
 import { LineChart } from "../components/charts.tsx";
 import { Card, Fields, Stat } from "../components/layout.tsx";
@@ -5,14 +6,6 @@ import { ErrorView, Loading } from "../components/states.tsx";
 import { formatDate, formatFraction, formatPrice, toMillis } from "../format.ts";
 import { useApi } from "../hooks.ts";
 import { Link } from "../router.tsx";
-import type { PredictionView } from "../types.ts";
-
-type AssetList = { items: (string | { asset: string })[] } | (string | { asset: string })[];
-
-function assetNames(list: AssetList): string[] {
-  const items = Array.isArray(list) ? list : list.items;
-  return items.map((a) => (typeof a === "string" ? a : a.asset));
-}
 
 const shortDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
@@ -46,7 +39,9 @@ function parseQuantiles(raw: unknown): Map<string, number> {
 function Prediction({ asset }: { asset: string }) {
   const [horizon, setHorizon] = useState(7);
   const [allHistory, setAllHistory] = useState(false);
-  const view = useApi<PredictionView>(`/v1/predictions/${encodeURIComponent(asset)}?horizon=${horizon}`);
+  const view = useApi<RestResponse<"/v1/predictions/{asset}">>(
+    `/v1/predictions/${encodeURIComponent(asset)}?horizon=${horizon}`,
+  );
   if (view.status === "loading") return <Loading label={`Loading ${asset}`} />;
   if (view.status === "error") return <ErrorView error={view.error} what={`Prediction for ${asset}`} />;
   const { prediction: raw, history, backtest } = view.data;
@@ -188,11 +183,11 @@ function Prediction({ asset }: { asset: string }) {
 
 /** Price predictions: pick an asset, see its history, the forecast with its interval, and the backtest. */
 export function PredictionsPage({ asset }: { asset?: string | undefined }) {
-  const assets = useApi<AssetList>("/v1/predictions");
+  const assets = useApi<RestResponse<"/v1/predictions">>("/v1/predictions");
   if (assets.status === "loading") return <Loading label="Loading assets" />;
   if (assets.status === "error")
     return <ErrorView error={assets.error} what="Predictions" onRetry={assets.reload} feature />;
-  const names = assetNames(assets.data);
+  const names = assets.data.items.map((feed) => feed.asset);
   const current = asset ?? names[0];
   return (
     <div className="page">

@@ -1,9 +1,9 @@
+import type { SearchResult } from "@strata/gateway/rest";
 import { useEffect, useState } from "react";
 import { getJson } from "../api.ts";
 import { Card } from "../components/layout.tsx";
 import { ErrorView, Loading } from "../components/states.tsx";
 import { navigate } from "../router.tsx";
-import type { SearchResult } from "../types.ts";
 
 /** Where a search result lives in the explorer. */
 export function resultPath(r: SearchResult): string | null {

@@ -1,9 +1,9 @@
+import type { AprWindow, RestResponse } from "@strata/gateway/rest";
 import { Card, Fields, Stat } from "../components/layout.tsx";
 import { ErrorView, Loading } from "../components/states.tsx";
 import { formatEther, formatFraction, formatNumber } from "../format.ts";
 import { useApi, useNewHeads } from "../hooks.ts";
 import { Link } from "../router.tsx";
-import type { AprWindow, StakingInfo } from "../types.ts";
 
 /** "over blocks 0–199 (10 epochs, 2.1 h)", or what is missing before a full window exists. */
 function aprWindowText(window: AprWindow | null): string {
@@ -23,7 +23,7 @@ function formatDuration(seconds: number): string {
 /** Staking overview: total stake, epoch progress, rewards and APR. */
 export function StakingPage() {
   const { version } = useNewHeads();
-  const info = useApi<StakingInfo>("/v1/staking", version);
+  const info = useApi<RestResponse<"/v1/staking">>("/v1/staking", version);
   if (info.status === "loading") return <Loading label="Loading staking" />;
   if (info.status === "error")
     return <ErrorView error={info.error} what="Staking" onRetry={info.reload} feature />;

@@ -1,3 +1,4 @@
+import type { RestResponse, TokenTransfer } from "@strata/gateway/rest";
 import { Card, Fields } from "../components/layout.tsx";
 import { AddressLink } from "../components/links.tsx";
 import { Paged } from "../components/pager.tsx";
@@ -5,11 +6,10 @@ import { ErrorView, Loading } from "../components/states.tsx";
 import { TransfersTable } from "../components/tables.tsx";
 import { formatNumber, formatUnits } from "../format.ts";
 import { useApi } from "../hooks.ts";
-import type { Token, TokenTransfer } from "../types.ts";
 
 /** One ERC-20 token: name, supply, holders, transfers. */
 export function TokenPage({ address }: { address: string }) {
-  const token = useApi<Token>(`/v1/tokens/${encodeURIComponent(address)}`);
+  const token = useApi<RestResponse<"/v1/tokens/{address}">>(`/v1/tokens/${encodeURIComponent(address)}`);
   if (token.status === "loading") return <Loading label="Loading token" />;
   if (token.status === "error") return <ErrorView error={token.error} what="Token" onRetry={token.reload} />;
   const t = token.data;

@@ -1,18 +1,17 @@
+import type { Log, RestResponse } from "@strata/gateway/rest";
 import { useEffect, useState } from "react";
-import { traceCalls } from "../api.ts";
+import { type CallFrame, traceCalls } from "../api.ts";
 import { Card, Fields } from "../components/layout.tsx";
 import { AddressLink, BlockLink, StatusBadge } from "../components/links.tsx";
 import { ErrorView, Loading } from "../components/states.tsx";
 import { TransfersTable } from "../components/tables.tsx";
 import { formatDate, formatEther, formatGwei, formatNumber, timeAgo } from "../format.ts";
 import { useApi } from "../hooks.ts";
-import type { CallFrame, Log, Transaction } from "../types.ts";
 
-function DecodedArgs({ args }: { args: Record<string, unknown> | unknown[] }) {
-  const entries = Array.isArray(args) ? args.map((v, i) => [String(i), v] as const) : Object.entries(args);
+function DecodedArgs({ args }: { args: Record<string, unknown> }) {
   return (
     <dl className="args">
-      {entries.map(([k, v]) => (
+      {Object.entries(args).map(([k, v]) => (
         <div key={k}>
           <dt>{k}</dt>
           <dd className="mono break">{typeof v === "object" ? JSON.stringify(v) : String(v)}</dd>
@@ -92,11 +91,11 @@ function InternalCalls({ hash }: { hash: string }) {
 
 /** One transaction: status, revert reason, value and fees, decoded logs, token transfers, internal calls. */
 export function TransactionPage({ hash }: { hash: string }) {
-  const tx = useApi<Transaction>(`/v1/transactions/${encodeURIComponent(hash)}`);
+  const tx = useApi<RestResponse<"/v1/transactions/{hash}">>(`/v1/transactions/${encodeURIComponent(hash)}`);
   if (tx.status === "loading") return <Loading label="Loading transaction" />;
   if (tx.status === "error") return <ErrorView error={tx.error} what="Transaction" onRetry={tx.reload} />;
   const t = tx.data;
-  const transfers = (t.tokenTransfers ?? []).map((tt) => ({ ...tt, transactionHash: t.hash }));
+  const transfers = t.tokenTransfers;
   return (
     <div className="page">
       <div className="page-head">
@@ -162,8 +161,8 @@ export function TransactionPage({ hash }: { hash: string }) {
         </Card>
       ) : null}
       <InternalCalls hash={t.hash} />
-      <Card title={`Logs (${t.logs?.length ?? 0})`}>
-        {t.logs?.length ? (
+      <Card title={`Logs (${t.logs.length})`}>
+        {t.logs.length > 0 ? (
           <ul className="logs">
             {t.logs.map((l) => (
               <LogView key={l.index} log={l} />

@@ -1,3 +1,4 @@
+import type { RestResponse } from "@strata/gateway/rest";
 import { useState } from "react";
 import { BarChart, LineChart } from "../components/charts.tsx";
 import { Card } from "../components/layout.tsx";
@@ -5,16 +6,14 @@ import { AddressLink, StatusBadge } from "../components/links.tsx";
 import { ErrorView, Loading } from "../components/states.tsx";
 import { formatEther, formatFraction, formatNumber, shortHash } from "../format.ts";
 import { useApi } from "../hooks.ts";
-import type { Page, Validator, ValidatorEpoch } from "../types.ts";
 
 function History({ address }: { address: string }) {
-  const history = useApi<ValidatorEpoch[] | Page<ValidatorEpoch>>(
+  const history = useApi<RestResponse<"/v1/validators/{address}/history">>(
     `/v1/validators/${address}/history?limit=100`,
   );
   if (history.status === "loading") return <Loading label="Loading history" />;
   if (history.status === "error") return <ErrorView error={history.error} what="Validator history" feature />;
-  const rows = Array.isArray(history.data) ? history.data : history.data.items;
-  const epochs = [...rows].sort((a, b) => a.epoch - b.epoch);
+  const epochs = [...history.data.items].sort((a, b) => a.epoch - b.epoch);
   if (epochs.length === 0) return <p className="muted empty">No epochs recorded yet.</p>;
   return (
     <div className="grid-2">
@@ -45,7 +44,7 @@ function History({ address }: { address: string }) {
 
 /** The validator set: stake, commission, uptime, proposed and missed blocks. */
 export function ValidatorsPage() {
-  const list = useApi<{ items: Validator[] }>("/v1/validators");
+  const list = useApi<RestResponse<"/v1/validators">>("/v1/validators");
   const [selected, setSelected] = useState<string | null>(null);
   if (list.status === "loading") return <Loading label="Loading validators" />;
   if (list.status === "error")

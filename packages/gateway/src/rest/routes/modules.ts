@@ -1,126 +1,167 @@
 import { indexerDb } from "@strata/db";
+import { MAX_PREDICTION_HORIZON } from "@strata/protocol";
+import type { z } from "zod";
 import { BacktestCache } from "../backtest-cache.js";
 import { callNode, requireDb, tryNode } from "../context.js";
-import { addressParam, enumParam, intParam, limitParam, pathSegment } from "../params.js";
-import { BadRequestError, NotFoundError } from "../rest-errors.js";
+import {
+  addressParam,
+  assetParam,
+  enumQuery,
+  idCursor,
+  intQuery,
+  limitQuery,
+  numberCursor,
+  textQuery,
+} from "../params.js";
+import { NotFoundError, UnavailableError } from "../rest-errors.js";
+import {
+  AccountStaking,
+  DePINNode,
+  Feed,
+  type Prediction,
+  PredictionView,
+  pageOf,
+  Staking,
+  Validator,
+  ValidatorEpoch,
+} from "../schemas.js";
 import { isoOf, page, percentToFraction, withUptimeFraction } from "../serialize.js";
-import type { Route } from "./route.js";
+import { defineRoute } from "./route.js";
 
-const NODE_TYPES = ["compute", "storage", "wireless", "sensor", "energy"] as const;
-const NODE_STATUS = ["active", "inactive"] as const;
 const HISTORY_DAYS = 2_000;
 /** Backtests of the prediction model, shared by every request (the gateway reports their count). */
 export const backtests = new BacktestCache();
 
-/** Validators, staking, DePIN nodes and predictions. */
-export const moduleRoutes: Route[] = [
-  {
-    pattern: /^\/v1\/validators$/,
-    async handle(ctx) {
-      const validators = await callNode<{ uptime?: unknown }[]>(ctx, "svc_getValidators", []);
-      return { items: validators.map(withUptimeFraction), nextCursor: null };
-    },
+/** `GET /v1/validators`. */
+export const validatorsRoute = defineRoute({
+  path: "/v1/validators",
+  summary: "Validator set (svc_getValidators)",
+  response: pageOf(Validator),
+  async handle(ctx) {
+    const validators = await callNode(ctx, "svc_getValidators", []);
+    return { items: validators.map(withUptimeFraction), nextCursor: null };
   },
-  {
-    pattern: /^\/v1\/validators\/([^/]+)\/history$/,
-    async handle(ctx, url, [raw]) {
-      const address = addressParam(raw!);
-      const limit = limitParam(url);
-      const cursor = url.searchParams.get("cursor");
-      if (cursor !== null && cursor !== "" && !/^\d{1,18}$/.test(cursor))
-        throw new BadRequestError(`cursor: not a cursor this API returned: "${cursor}"`);
-      const rows = await indexerDb.validatorHistory(
-        requireDb(ctx),
-        address,
-        limit,
-        cursor ? BigInt(cursor) : undefined,
-      );
-      return page(
-        rows,
-        limit,
-        (s) => ({
-          epoch: Number(s.epoch),
-          blockNumber: Number(s.block_number),
-          stake: s.stake,
-          blocksProposed: s.blocks_proposed === null ? null : Number(s.blocks_proposed),
-          blocksMissed: s.blocks_missed === null ? null : Number(s.blocks_missed),
-          uptime: s.uptime === null ? null : percentToFraction(s.uptime),
-        }),
-        (s) => String(s.epoch),
-      );
-    },
+});
+
+/** `GET /v1/validators/{address}/history`. */
+export const validatorHistoryRoute = defineRoute({
+  path: "/v1/validators/{address}/history",
+  summary: "A validator's per-epoch snapshots, newest first",
+  params: { address: addressParam },
+  query: { limit: limitQuery, cursor: numberCursor },
+  response: pageOf(ValidatorEpoch),
+  async handle(ctx, { params: { address }, query: { limit, cursor } }) {
+    const rows = await indexerDb.validatorHistory(requireDb(ctx), address, limit, cursor);
+    return page(
+      rows,
+      limit,
+      (s) => ({
+        epoch: Number(s.epoch),
+        blockNumber: Number(s.block_number),
+        stake: s.stake,
+        blocksProposed: s.blocks_proposed === null ? null : Number(s.blocks_proposed),
+        blocksMissed: s.blocks_missed === null ? null : Number(s.blocks_missed),
+        uptime: s.uptime === null ? null : percentToFraction(s.uptime),
+      }),
+      (s) => String(s.epoch),
+    );
   },
-  {
-    pattern: /^\/v1\/staking$/,
-    handle: (ctx) => callNode(ctx, "svc_getStakingInfo", []),
+});
+
+/** `GET /v1/staking`. */
+export const stakingRoute = defineRoute({
+  path: "/v1/staking",
+  summary: "Network staking figures (svc_getStakingInfo)",
+  response: Staking,
+  handle: (ctx) => callNode(ctx, "svc_getStakingInfo", []),
+});
+
+/** `GET /v1/staking/{address}`. */
+export const accountStakingRoute = defineRoute({
+  path: "/v1/staking/{address}",
+  summary: "An account's staking (svc_getStakingInfo)",
+  params: { address: addressParam },
+  response: AccountStaking,
+  notFound: true,
+  async handle(ctx, { params: { address } }) {
+    const info = await callNode(ctx, "svc_getStakingInfo", [address]);
+    if (!("isValidator" in info))
+      throw new UnavailableError("svc_getStakingInfo answered without the account");
+    return info;
   },
-  {
-    pattern: /^\/v1\/staking\/([^/]+)$/,
-    handle: (ctx, _url, [raw]) => callNode(ctx, "svc_getStakingInfo", [addressParam(raw!)]),
+});
+
+/** `GET /v1/depin/nodes?type=&region=&status=`. */
+export const depinNodesRoute = defineRoute({
+  path: "/v1/depin/nodes",
+  summary: "DePIN nodes",
+  query: {
+    type: enumQuery(DePINNode.shape.type, "node type"),
+    status: enumQuery(DePINNode.shape.status, "default: all"),
+    region: textQuery("region"),
+    limit: limitQuery,
+    cursor: idCursor,
   },
-  {
-    pattern: /^\/v1\/depin\/nodes$/,
-    async handle(ctx, url) {
-      const type = enumParam(url, "type", NODE_TYPES);
-      const status = enumParam(url, "status", NODE_STATUS);
-      const region = url.searchParams.get("region") || undefined;
-      const limit = limitParam(url);
-      const cursor = url.searchParams.get("cursor") ?? "";
-      const rows = await indexerDb.depinNodes(
-        requireDb(ctx),
-        { ...(type ? { type } : {}), ...(region ? { region } : {}), ...(status ? { status } : {}) },
-        limit,
-        cursor,
-      );
-      return page(
-        rows,
-        limit,
-        (n) => withUptimeFraction(n as { uptime?: unknown }),
-        (n) => (n as { id: string }).id,
-      );
-    },
+  response: pageOf(DePINNode),
+  async handle(ctx, { query: { type, status, region, limit, cursor } }) {
+    // The index stores each node as svc_getDePINNodes gives it.
+    const rows = (await indexerDb.depinNodes(
+      requireDb(ctx),
+      { ...(type ? { type } : {}), ...(region ? { region } : {}), ...(status ? { status } : {}) },
+      limit,
+      cursor,
+    )) as z.input<typeof DePINNode>[];
+    return page(rows, limit, withUptimeFraction, (n) => n.id);
   },
-  {
-    pattern: /^\/v1\/predictions$/,
-    async handle(ctx) {
-      const feeds = await indexerDb.priceFeeds(requireDb(ctx));
-      return {
-        items: feeds.map((f) => ({
-          asset: f.asset,
-          observations: Number(f.observations),
-          latestPrice: f.latest_price,
-          timestamp: Number(f.latest_at),
-          datetime: isoOf(f.latest_at),
-        })),
-        nextCursor: null,
-      };
-    },
+});
+
+/** `GET /v1/predictions`. */
+export const feedsRoute = defineRoute({
+  path: "/v1/predictions",
+  summary: "Assets with price feeds",
+  response: pageOf(Feed),
+  async handle(ctx) {
+    const feeds = await indexerDb.priceFeeds(requireDb(ctx));
+    return {
+      items: feeds.map((f) => ({
+        asset: f.asset,
+        observations: Number(f.observations),
+        latestPrice: f.latest_price,
+        timestamp: Number(f.latest_at),
+        datetime: isoOf(f.latest_at),
+      })),
+      nextCursor: null,
+    };
   },
-  {
-    pattern: /^\/v1\/predictions\/([^/]+)$/,
-    async handle(ctx, url, [raw]) {
-      const asset = pathSegment(raw!, "asset").toUpperCase();
-      if (!/^[A-Z0-9]{1,16}$/.test(asset))
-        throw new BadRequestError(`asset: expected a symbol such as STRA, got "${raw}"`);
-      const horizon = intParam(url, "horizon", 1, 1, 365);
-      const db = requireDb(ctx);
-      const prediction =
-        (await tryNode<unknown>(ctx, "svc_getAIPrediction", [asset, horizon])) ??
-        (await indexerDb.latestPrediction(db, asset, horizon));
-      const closes = await indexerDb.dailyCloses(db, asset, HISTORY_DAYS);
-      if (prediction === undefined && closes.length === 0) {
-        throw new NotFoundError(`no price feed or prediction for ${asset}`);
-      }
-      const points = closes.map((p) => ({ time: Number(p.observed_at), price: Number(p.price) }));
-      return {
-        prediction: prediction ?? null,
-        history: closes.map((p) => ({
-          timestamp: Number(p.observed_at),
-          datetime: isoOf(p.observed_at),
-          price: p.price,
-        })),
-        backtest: await backtests.get(asset, horizon, points),
-      };
-    },
+});
+
+/** `GET /v1/predictions/{asset}?horizon=`. */
+export const predictionRoute = defineRoute({
+  path: "/v1/predictions/{asset}",
+  summary: "Price prediction and price history of an asset",
+  params: { asset: assetParam },
+  query: { horizon: intQuery(1, MAX_PREDICTION_HORIZON, 1, "days") },
+  response: PredictionView,
+  notFound: true,
+  async handle(ctx, { params: { asset }, query: { horizon } }) {
+    const db = requireDb(ctx);
+    // The node's prediction, else the latest the index recorded (stored as the node gave it).
+    const prediction =
+      (await tryNode(ctx, "svc_getAIPrediction", [asset, horizon])) ??
+      ((await indexerDb.latestPrediction(db, asset, horizon)) as Prediction | undefined);
+    const closes = await indexerDb.dailyCloses(db, asset, HISTORY_DAYS);
+    if (prediction === undefined && closes.length === 0) {
+      throw new NotFoundError(`no price feed or prediction for ${asset}`);
+    }
+    const points = closes.map((p) => ({ time: Number(p.observed_at), price: Number(p.price) }));
+    return {
+      prediction: prediction ?? null,
+      history: closes.map((p) => ({
+        timestamp: Number(p.observed_at),
+        datetime: isoOf(p.observed_at),
+        price: p.price,
+      })),
+      backtest: await backtests.get(asset, horizon, points),
+    };
   },
-];
+});
