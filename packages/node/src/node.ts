@@ -22,6 +22,7 @@ import { HeavyTaskRunner } from "./execution/heavy-tasks.js";
 import { StateFactory } from "./execution/state-factory.js";
 import type { TraceLimits } from "./execution/tracing/trace-options.js";
 import { TracingService } from "./execution/tracing/tracing-service.js";
+import { FeeOracle } from "./fees/fee-oracle.js";
 import { Follower } from "./follower/follower.js";
 import { forwardTo } from "./follower/forwarding.js";
 import { SourceClient } from "./follower/source-client.js";
@@ -49,6 +50,7 @@ import type { KVStore } from "./storage/kv.js";
 import { LmdbKV } from "./storage/lmdb-kv.js";
 import { MemoryKV } from "./storage/memory-kv.js";
 import { TrieDatabase } from "./storage/trie-db.js";
+import { TransactionFiller } from "./transactions/transaction-filler.js";
 import { TxPool } from "./txpool/tx-pool.js";
 
 const version = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
@@ -251,6 +253,7 @@ export async function createNode(
     engine?.replayHooks.bind(engine),
     traceLimits,
   );
+  const fees = new FeeOracle(chain);
   const services: RpcServices = {
     config,
     chain,
@@ -259,6 +262,8 @@ export async function createNode(
     pending,
     senderRecovery,
     calls,
+    fees,
+    filler: new TransactionFiller({ chain, pool, calls, pending, fees }),
     subscriptions,
     filters,
     devAccounts: new Map(devAccounts.map((a) => [a.address, a.privateKey])),
