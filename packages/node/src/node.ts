@@ -19,6 +19,7 @@ import { ChainView } from "./execution/chain-view.js";
 import { createChainCommon } from "./execution/common.js";
 import { HeavyExecution } from "./execution/heavy-execution.js";
 import { HeavyTaskRunner } from "./execution/heavy-tasks.js";
+import { Simulator } from "./execution/simulate/simulator.js";
 import { StateFactory } from "./execution/state-factory.js";
 import type { TraceLimits } from "./execution/tracing/trace-options.js";
 import { TracingService } from "./execution/tracing/tracing-service.js";
@@ -280,8 +281,13 @@ export async function createNode(
         chainView,
         calls,
         tracing,
-        gasCap: config.rpc.gasCap,
-        evmTimeoutMs: config.rpc.evmTimeoutMs,
+        simulator: new Simulator({
+          common,
+          chainView,
+          stateAt: (block) => chain.stateAt(block),
+          gasCap: config.rpc.gasCap,
+          timeoutMs: config.rpc.evmTimeoutMs,
+        }),
       }),
       {
         traceTimeoutMs: config.rpc.traceTimeoutMs,

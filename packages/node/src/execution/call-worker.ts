@@ -36,6 +36,7 @@ import { ChainView } from "./chain-view.js";
 import { createChainCommon } from "./common.js";
 import { HeavyTaskRunner } from "./heavy-tasks.js";
 import { enforceRunLimits, type RunLimit, runLimit } from "./run-limits.js";
+import { Simulator } from "./simulate/simulator.js";
 import { StateFactory } from "./state-factory.js";
 import { lowerThisThreadPriority } from "./thread-priority.js";
 import { TracingService } from "./tracing/tracing-service.js";
@@ -101,8 +102,13 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
     chainView,
     calls: executor,
     tracing,
-    gasCap: settings.gasCap,
-    evmTimeoutMs: settings.evmTimeoutMs,
+    simulator: new Simulator({
+      common,
+      chainView,
+      stateAt,
+      gasCap: settings.gasCap,
+      timeoutMs: settings.evmTimeoutMs,
+    }),
     pending,
   });
   await enforceRunLimits();

@@ -11,7 +11,7 @@ import type { CallExecutor } from "./call-executor.js";
 import type { ChainView } from "./chain-view.js";
 import type { RunLimit } from "./run-limits.js";
 import { buildPayload, type PayloadAttributes } from "./simulate/payload-builder.js";
-import { Simulator } from "./simulate/simulator.js";
+import type { Simulator } from "./simulate/simulator.js";
 import type { TraceSource, TracingService } from "./tracing/tracing-service.js";
 
 /**
@@ -57,9 +57,8 @@ export interface HeavyTaskDeps {
   readonly chainView: ChainView;
   readonly calls: CallExecutor;
   readonly tracing: TracingService;
-  readonly gasCap: bigint;
-  /** The time budget of a simulation or a block build. */
-  readonly evmTimeoutMs: number;
+  /** `eth_simulateV1`, built once per thread. */
+  readonly simulator: Simulator;
   /** The pending block made from a posted context (execution workers only). */
   readonly pending?: PendingBuilds;
 }
@@ -98,15 +97,7 @@ export class HeavyTaskRunner {
       case "findCreation":
         return deps.tracing.findCreation(this.block(task.blockHash), task.address, limit);
       case "simulate": {
-        const simulator = new Simulator({
-          common: deps.source.common,
-          chainView: deps.chainView,
-          stateAt: (block) => deps.source.stateAt(block),
-          gasCap: deps.gasCap,
-          timeoutMs: deps.evmTimeoutMs,
-          limit,
-        });
-        const blocks = await simulator.simulate(task.options, this.block(task.blockHash));
+        const blocks = await deps.simulator.simulate(task.options, this.block(task.blockHash), limit);
         const full = task.options.returnFullTransactions === true;
         return blocks.map((simulated) => formatSimulatedBlock(simulated, full));
       }
