@@ -19,9 +19,7 @@ import {
   RunStoppedError,
 } from "../errors/domain-errors.js";
 import { PendingBuilds } from "../producer/pending-builds.js";
-import { ChainStore } from "../storage/chain-store.js";
-import { LmdbKV } from "../storage/lmdb-kv.js";
-import { TrieDatabase } from "../storage/trie-db.js";
+import type { ChainStore } from "../storage/chain-store.js";
 import { CallExecutor } from "./call-executor.js";
 import {
   type CallJob,
@@ -32,12 +30,10 @@ import {
   sharedNow,
   type TaskJob,
 } from "./call-worker-messages.js";
-import { ChainView } from "./chain-view.js";
-import { createChainCommon } from "./common.js";
+import { openChainStorage } from "./chain-storage.js";
 import { HeavyTaskRunner } from "./heavy-tasks.js";
 import { enforceRunLimits, type RunLimit, runLimit } from "./run-limits.js";
 import { Simulator } from "./simulate/simulator.js";
-import { StateFactory } from "./state-factory.js";
 import { lowerThisThreadPriority } from "./thread-priority.js";
 import { TracingService } from "./tracing/tracing-service.js";
 import { postError } from "./worker-errors.js";
@@ -49,12 +45,9 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
   // Execution may keep every core busy: the main thread (requests, block production) goes first.
   lowerThisThreadPriority();
   const cancels = new Int32Array(settings.cancels);
-  const kv = new LmdbKV(settings.chaindata);
-  const common = await createChainCommon(settings.network);
-  const states = new StateFactory(new TrieDatabase(kv), common);
-  const store = new ChainStore(kv, common);
+  const storage = await openChainStorage(settings.network, settings.chaindata);
+  const { kv, common, states, store, chainView } = storage;
   const warm = new Map<string, MerkleStateManager>();
-  const chainView = new ChainView(store);
   const pending = new PendingBuilds({
     kv,
     common,
@@ -117,7 +110,7 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
   let turn: Promise<unknown> = Promise.resolve();
   const closeWhenIdle = (): void => {
     if (!closing || running > 0) return;
-    void kv.close().finally(() => port.close());
+    void storage.close().finally(() => port.close());
   };
   port.on("message", (job: CallWorkerJob | "close") => {
     if (job === "close") {
@@ -128,7 +121,7 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
     running++;
     turn = turn.then(async () => {
       // The job may name a block committed after this thread's current read snapshot began.
-      kv.refresh();
+      storage.refresh();
       const reply = await inTurn(job, settings.maxQueueWaitMs, cancels, (limit) =>
         job.kind === "task" ? answerTask(job, tasks, limit) : answer(job, store, pending, executor, limit),
       );
