@@ -1,8 +1,7 @@
 import { availableParallelism } from "node:os";
-import { type DepinDemoSettings, demoFromNetwork } from "../demo/depin-demo-config.js";
-import { readDatadirNetwork } from "../import/datadir-network.js";
-import { type ReporterSettings, reporterFromNetwork } from "../reporter/reporter-config.js";
+import { type DepinDemoSettings, demoFromNetwork } from "./demo-settings.js";
 import { loadNetwork, type NetworkFile } from "./network.js";
+import { type ReporterSettings, reporterFromNetwork } from "./reporter-settings.js";
 
 /** How blocks are produced: on every accepted transaction, on a fixed interval, or only on request. */
 export type MiningMode = "instant" | "interval" | "manual";
@@ -165,6 +164,7 @@ export const DEFAULTS = {
 
 /** Overrides accepted by {@link createNodeConfig}. */
 export interface NodeConfigOverrides {
+  /** A built-in network's name, a network file's path, or the network itself (default dev). */
   network?: string | NetworkFile;
   datadir?: string | null;
   rpc?: Partial<NodeConfig["rpc"]>;
@@ -183,11 +183,7 @@ export interface NodeConfigOverrides {
 /** Builds a full config from defaults, the network's own mining defaults and the given overrides. */
 export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfig {
   const network =
-    typeof overrides.network === "object"
-      ? overrides.network
-      : overrides.network === undefined && typeof overrides.datadir === "string"
-        ? (readDatadirNetwork(overrides.datadir) ?? loadNetwork("dev"))
-        : loadNetwork(overrides.network ?? "dev");
+    typeof overrides.network === "object" ? overrides.network : loadNetwork(overrides.network ?? "dev");
   return {
     network,
     datadir: overrides.datadir === undefined ? `.strata/${network.name}` : overrides.datadir,

@@ -10,7 +10,7 @@ import { openChain } from "../chain/open-chain.js";
 import { createNodeConfig } from "../config/node-config.js";
 import { rpc } from "../e2e/clients.js";
 import { createNode, type StrataNode } from "../node.js";
-import { networkFromGenesis } from "./datadir-network.js";
+import { datadirNetwork, networkFromGenesis } from "./datadir-network.js";
 import { importChainFile } from "./import-chain.js";
 import { initDatadir } from "./init-datadir.js";
 
@@ -76,7 +76,13 @@ describe("an imported chain from before Byzantium", () => {
     await initDatadir(genesisFile, datadir);
     const built = await buildTransferBlock();
     txHash = built.txHash;
-    const config = createNodeConfig({ datadir, logLevel: "silent", reporter: null, rpc: { port: 0 } });
+    const config = createNodeConfig({
+      network: datadirNetwork(datadir),
+      datadir,
+      logLevel: "silent",
+      reporter: null,
+      rpc: { port: 0 },
+    });
     await importChainFile(config.network, datadir, built.block);
     node = await createNode(config);
     await node.start();
