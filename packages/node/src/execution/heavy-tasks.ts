@@ -2,7 +2,7 @@ import type { Block } from "@ethereumjs/block";
 import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
 import type { CallRequest, SimulateOptions, StateOverrides, TraceOptions } from "@strata/protocol";
 import { ExecutionError, NotFoundError } from "../errors/domain-errors.js";
-import { formatPendingBlock, type PendingRead, readState } from "../producer/pending-block.js";
+import { formatPendingBlock, type PendingTask, readState } from "../producer/pending-block.js";
 import type { PendingBuilds } from "../producer/pending-builds.js";
 import type { PendingContext } from "../producer/pending-execution.js";
 import { payloadEnvelope } from "../rpc/format/payload.js";
@@ -27,8 +27,7 @@ export type HeavyTask =
       /** Set when the block is the pending block: the worker makes it from this. */
       readonly pending?: PendingContext;
     }
-  | { readonly kind: "pendingRead"; readonly pending: PendingContext; readonly read: PendingRead }
-  | { readonly kind: "pendingBlock"; readonly pending: PendingContext; readonly full: boolean }
+  | PendingTask
   | { readonly kind: "traceTransaction"; readonly hash: Uint8Array; readonly options: TraceOptions }
   | {
       readonly kind: "traceCall";
