@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os";
 import { type DepinDemoSettings, demoFromNetwork } from "./demo-settings.js";
 import { loadNetwork, type NetworkFile } from "./network.js";
+import { validateNodeConfig } from "./node-config-schema.js";
 import { type ReporterSettings, reporterFromNetwork } from "./reporter-settings.js";
 
 /** How blocks are produced: on every accepted transaction, on a fixed interval, or only on request. */
@@ -180,11 +181,14 @@ export interface NodeConfigOverrides {
   p2p?: Partial<P2PSettings>;
 }
 
-/** Builds a full config from defaults, the network's own mining defaults and the given overrides. */
+/**
+ * Builds a full config from defaults, the network's own mining defaults and the given overrides, and
+ * validates it against `NodeConfigSchema`: a bad value throws a `NodeConfigError` naming it.
+ */
 export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfig {
   const network =
     typeof overrides.network === "object" ? overrides.network : loadNetwork(overrides.network ?? "dev");
-  return {
+  const config: NodeConfig = {
     network,
     datadir: overrides.datadir === undefined ? `.strata/${network.name}` : overrides.datadir,
     rpc: {
@@ -246,6 +250,8 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
       ...overrides.p2p,
     },
   };
+  validateNodeConfig(config);
+  return config;
 }
 
 /** A config for tests: dev network, in-memory store, port 0, no p2p, the given mining mode (default instant). */
