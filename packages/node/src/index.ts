@@ -8,7 +8,7 @@ export {
   type NodeConfigOverrides,
   testConfig,
 } from "./config/node-config.js";
-export { LOG_LEVELS, NodeConfigError } from "./config/node-config-schema.js";
+export { NodeConfigError } from "./config/node-config-schema.js";
 export type { FeedSeries } from "./config/reporter-settings.js";
 export { devValidatorKeys, ValidatorSettingsError } from "./consensus/create-engine.js";
 export { addressOfPrivateKey } from "./consensus/seal.js";

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** The log levels a node accepts (pino's, and `silent`). */
-export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 
 const integer = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z
