@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { FlagSpec, FlagValues } from "./flags.js";
+import type { FlagSpec, FlagValues } from "./flag-spec.js";
 import { UsageError } from "./usage-error.js";
 
 /** The file read from the working directory when neither `--config` nor `STRATA_CONFIG` names one. */

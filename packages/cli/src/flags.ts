@@ -1,16 +1,9 @@
 import { parseArgs } from "node:util";
 import { readConfigSection } from "./config-file.js";
+import type { FlagSpec, FlagValues } from "./flag-spec.js";
 import { UsageError } from "./usage-error.js";
 
-/** A flag a command accepts: its type, and the `STRATA_*` environment variable that may set it. */
-export interface FlagSpec {
-  readonly type: "string" | "boolean";
-  readonly description: string;
-  readonly multiple?: boolean;
-}
-
-/** Parsed flag values: flag > environment (`STRATA_<NAME>`, dots and dashes as `_`) > config file > absent. */
-export type FlagValues = Record<string, string | boolean | string[] | undefined>;
+export type { FlagSpec, FlagValues } from "./flag-spec.js";
 
 /** Where flag values come from besides the command line. */
 export interface FlagSources {

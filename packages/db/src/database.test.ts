@@ -1,27 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scratchDatabase } from "../../../test/support/scratch-database.js";
 import type { Database } from "./database.js";
 import { migrate } from "./migrate.js";
 import { openDatabase } from "./open.js";
-import { PgDatabase } from "./pg-database.js";
-
-const ADMIN_URL = process.env.STRATA_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-
-/** A fresh database on the local server, dropped afterwards. */
-async function scratchPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `strata_test_${randomBytes(6).toString("hex")}`;
-  const admin = new PgDatabase(ADMIN_URL, 1);
-  await admin.exec(`CREATE DATABASE ${name}`);
-  await admin.close();
-  return {
-    url: ADMIN_URL.replace(/\/[^/]*$/, `/${name}`),
-    async drop() {
-      const again = new PgDatabase(ADMIN_URL, 1);
-      await again.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await again.close();
-    },
-  };
-}
 
 const MIGRATIONS = [
   {
@@ -81,7 +62,7 @@ function behavesAsPostgres(open: () => Promise<{ db: Database; done(): Promise<v
 
 describe("PostgreSQL server", () => {
   behavesAsPostgres(async () => {
-    const scratch = await scratchPostgres();
+    const scratch = await scratchDatabase();
     return { db: await openDatabase(scratch.url), done: () => scratch.drop() };
   });
 });

@@ -14,13 +14,13 @@ import { createRestApi } from "./rest/index.js";
 import { backtests } from "./rest/routes/modules.js";
 import { HeadCache } from "./rpc/head-cache.js";
 import { RpcProxy } from "./rpc/rpc-proxy.js";
-import { callUpstream, unwrap } from "./rpc/upstream-rpc.js";
 import { AdminApi } from "./server/admin-api.js";
 import { callerOf } from "./server/caller.js";
 import { GatewayHttpServer } from "./server/http-server.js";
 import { isLoopback, listenMetrics, type MetricsListener } from "./server/metrics-server.js";
 import { GatewayWsServer } from "./server/ws-server.js";
 import { UpstreamPool } from "./upstream/upstream-pool.js";
+import { callUpstream, unwrap } from "./upstream/upstream-rpc.js";
 
 /** A running gateway. */
 export interface Gateway {

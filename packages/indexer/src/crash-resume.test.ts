@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { Database } from "@strata/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DevChain, devAccount, scratchPostgres, startDevChain } from "./e2e/fixtures.js";
+import { type ScratchDatabase, scratchDatabase } from "../../../test/support/scratch-database.js";
+import { type DevChain, devAccount, startDevChain } from "./e2e/fixtures.js";
 import { RpcClient } from "./rpc-client.js";
 
 const SCRIPT = fileURLToPath(new URL("./e2e/indexer-process.ts", import.meta.url));
@@ -37,7 +38,7 @@ async function indexed(db: Database): Promise<bigint> {
 
 describe("crash and resume", () => {
   let chain: DevChain;
-  let scratch: Awaited<ReturnType<typeof scratchPostgres>>;
+  let scratch: ScratchDatabase;
   let db: Database;
   let head: bigint;
 
@@ -60,13 +61,12 @@ describe("crash and resume", () => {
       await rpc.call("anvil_mine", [`0x${EMPTY_BLOCKS_PER_ROUND.toString(16)}`]);
     }
     head = BigInt(await rpc.call<string>("eth_blockNumber"));
-    scratch = await scratchPostgres();
-    db = await scratch.open();
+    scratch = await scratchDatabase();
+    db = scratch.db;
   }, 180_000);
   afterAll(async () => {
     for (const child of children)
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    await db?.close();
     await scratch?.drop();
     await chain?.stop();
   });

@@ -1,12 +1,12 @@
 import { type Database, indexerDb } from "@strata/db";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ScratchDatabase, scratchDatabase } from "../../../test/support/scratch-database.js";
 import {
   type DevChain,
   deployHostileToken,
   devAccount,
   HOSTILE_TEXT_STORED,
-  scratchPostgres,
   sendHostileRevert,
   startDevChain,
 } from "./e2e/fixtures.js";
@@ -22,16 +22,15 @@ const silent = pino({ level: "silent" });
 
 describe("indexer against hostile chain data (PostgreSQL)", () => {
   let chain: DevChain;
-  let scratch: Awaited<ReturnType<typeof scratchPostgres>>;
+  let scratch: ScratchDatabase;
   let db: Database;
 
   beforeAll(async () => {
     chain = await startDevChain();
-    scratch = await scratchPostgres();
-    db = await scratch.open();
+    scratch = await scratchDatabase();
+    db = scratch.db;
   });
   afterAll(async () => {
-    await db?.close();
     await scratch?.drop();
     await chain?.stop();
   });

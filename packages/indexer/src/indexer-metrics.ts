@@ -1,15 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import type { GrowingStructure } from "./growing-structure.js";
 import type { IndexerStatus } from "./indexer.js";
-
-/** A cache or map of the indexer that can grow, with its bound (`strata_cache_size`, `strata_cache_bound`). */
-export interface GrowingStructure {
-  readonly name: string;
-  readonly unit: "entries" | "bytes";
-  readonly bound: number;
-  size(): number;
-}
 
 /** What {@link createIndexerMetrics} reports besides the indexer's status. */
 export interface IndexerMetricsOptions {

@@ -1,14 +1,8 @@
 import { type Database, indexerDb, openDatabase } from "@strata/db";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Activity,
-  type DevChain,
-  devAccount,
-  scratchPostgres,
-  seedActivity,
-  startDevChain,
-} from "./e2e/fixtures.js";
+import { type ScratchDatabase, scratchDatabase } from "../../../test/support/scratch-database.js";
+import { type Activity, type DevChain, devAccount, seedActivity, startDevChain } from "./e2e/fixtures.js";
 import { Indexer } from "./indexer.js";
 import { RpcClient } from "./rpc-client.js";
 
@@ -27,17 +21,16 @@ async function counts(db: Database) {
 describe("indexer on PostgreSQL", () => {
   let chain: DevChain;
   let activity: Activity;
-  let scratch: Awaited<ReturnType<typeof scratchPostgres>>;
+  let scratch: ScratchDatabase;
   let db: Database;
 
   beforeAll(async () => {
     chain = await startDevChain();
     activity = await seedActivity(chain);
-    scratch = await scratchPostgres();
-    db = await scratch.open();
+    scratch = await scratchDatabase();
+    db = scratch.db;
   });
   afterAll(async () => {
-    await db?.close();
     await scratch?.drop();
     await chain?.stop();
   });

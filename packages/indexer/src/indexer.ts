@@ -5,8 +5,8 @@ import { buildIndexedBlock, TokenRegistry } from "./block-builder.js";
 import type { FetchedBlock } from "./block-fetcher.js";
 import { BlockFetcher, BlockUnavailableError } from "./block-fetcher.js";
 import { ChainModules } from "./chain-modules.js";
+import type { GrowingStructure } from "./growing-structure.js";
 import { HeadSubscription, wsUrlOf } from "./head-subscription.js";
-import type { GrowingStructure } from "./indexer-metrics.js";
 import { RpcClient } from "./rpc-client.js";
 
 /** How an {@link Indexer} is set up. */

@@ -3,7 +3,8 @@ import type { Block } from "@ethereumjs/block";
 import { ForecastThread } from "@strata/predictor";
 import type { Logger } from "pino";
 import { BlockVerifier } from "./chain/block-verifier.js";
-import { Chain } from "./chain/chain.js";
+import type { Chain } from "./chain/chain.js";
+import { openChain } from "./chain/open-chain.js";
 import type { NodeConfig } from "./config/node-config.js";
 import { createPosEngine } from "./consensus/create-engine.js";
 import type { PosEngine } from "./consensus/engine.js";
@@ -15,13 +16,14 @@ import { type DevAccount, deriveDevAccounts } from "./dev-accounts.js";
 import { BlockExecutor } from "./execution/block-executor.js";
 import { CallExecutor } from "./execution/call-executor.js";
 import { CallWorkerPool } from "./execution/call-worker-pool.js";
-import { ChainView } from "./execution/chain-view.js";
-import { createChainCommon } from "./execution/common.js";
+import { chaindataDir } from "./execution/chain-storage.js";
 import { HeavyExecution } from "./execution/heavy-execution.js";
 import { HeavyTaskRunner } from "./execution/heavy-tasks.js";
+import { Simulator } from "./execution/simulate/simulator.js";
 import { StateFactory } from "./execution/state-factory.js";
 import type { TraceLimits } from "./execution/tracing/trace-options.js";
 import { TracingService } from "./execution/tracing/tracing-service.js";
+import { FeeOracle } from "./fees/fee-oracle.js";
 import { Follower } from "./follower/follower.js";
 import { forwardTo } from "./follower/forwarding.js";
 import { SourceClient } from "./follower/source-client.js";
@@ -44,11 +46,8 @@ import { HttpRpcServer } from "./rpc/server/http.js";
 import { WebSocketRpcServer } from "./rpc/server/ws.js";
 import type { RpcServices } from "./rpc/services.js";
 import { SubscriptionManager } from "./rpc/subscriptions/subscription-manager.js";
-import { ChainStore } from "./storage/chain-store.js";
-import type { KVStore } from "./storage/kv.js";
-import { LmdbKV } from "./storage/lmdb-kv.js";
-import { MemoryKV } from "./storage/memory-kv.js";
 import { TrieDatabase } from "./storage/trie-db.js";
+import { TransactionFiller } from "./transactions/transaction-filler.js";
 import { TxPool } from "./txpool/tx-pool.js";
 
 const version = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
@@ -114,13 +113,10 @@ export async function createNode(
   logger = createLogger(config.logLevel),
   options: NodeOptions = {},
 ): Promise<StrataNode> {
-  const kv: KVStore = config.datadir === null ? new MemoryKV() : new LmdbKV(`${config.datadir}/chaindata`);
-  const common = await createChainCommon(config.network);
-  const trieDb = new TrieDatabase(kv);
-  const states = new StateFactory(trieDb, common);
-  const store = new ChainStore(kv, common);
-  const chain = await Chain.open(config.network, store, states, trieDb, common);
-  const chainView = new ChainView(store);
+  const { kv, common, trieDb, states, store, chain, chainView } = await openChain(
+    config.network,
+    config.datadir,
+  );
   const pool = new TxPool(chain, config);
   const executor = new BlockExecutor(common, states, trieDb, chainView);
   const engine = createPosEngine(config, deriveDevAccounts(config.network));
@@ -212,7 +208,7 @@ export async function createNode(
       ? undefined
       : new CallWorkerPool(
           {
-            chaindata: `${config.datadir}/chaindata`,
+            chaindata: chaindataDir(config.datadir),
             network: config.network,
             gasCap: config.rpc.gasCap,
             maxQueueWaitMs: config.rpc.maxQueueWaitMs,
@@ -251,6 +247,7 @@ export async function createNode(
     engine?.replayHooks.bind(engine),
     traceLimits,
   );
+  const fees = new FeeOracle(chain);
   const services: RpcServices = {
     config,
     chain,
@@ -259,6 +256,8 @@ export async function createNode(
     pending,
     senderRecovery,
     calls,
+    fees,
+    filler: new TransactionFiller({ chain, pool, calls, pending, fees }),
     subscriptions,
     filters,
     devAccounts: new Map(devAccounts.map((a) => [a.address, a.privateKey])),
@@ -275,8 +274,13 @@ export async function createNode(
         chainView,
         calls,
         tracing,
-        gasCap: config.rpc.gasCap,
-        evmTimeoutMs: config.rpc.evmTimeoutMs,
+        simulator: new Simulator({
+          common,
+          chainView,
+          stateAt: (block) => chain.stateAt(block),
+          gasCap: config.rpc.gasCap,
+          timeoutMs: config.rpc.evmTimeoutMs,
+        }),
       }),
       {
         traceTimeoutMs: config.rpc.traceTimeoutMs,

@@ -2,16 +2,15 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Database, openDatabase } from "@strata/db";
 import { ApiKeyStore } from "@strata/gateway";
 import { createLogger, createNode, type StrataNode, testConfig } from "@strata/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { type ScratchDatabase, scratchDatabase } from "../../../../test/support/scratch-database.js";
 import { parseFlags } from "../flags.js";
 import { NODE_FLAGS, NODE_HELP } from "./node.js";
 import { type NodeAccess, nodeAccessFromFlags, openNodeAccess } from "./node-access.js";
 
-const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432";
 const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
 // A fixed instant in the middle of a UTC day; the limiter's clock only moves when a test moves it.
@@ -116,30 +115,24 @@ function refusedUpgrade(
 }
 
 describe("a node started with --api-keys", () => {
-  const dbName = `strata_node_keys_test_${process.pid}_${randomBytes(3).toString("hex")}`;
-  let admin: Database;
+  let keysDb: ScratchDatabase;
   let keyStore: ApiKeyStore;
-  let keysDb: Database;
   let access: NodeAccess;
   let node: StrataNode;
 
   beforeAll(async () => {
-    admin = await openDatabase(`${POSTGRES_URL}/postgres`);
-    await admin.exec(`CREATE DATABASE ${dbName}`);
+    keysDb = await scratchDatabase();
     const settings = nodeAccessFromFlags(
-      parseFlags(
-        ["--api-keys", "--database-url", `${POSTGRES_URL}/${dbName}`, "--redis-url", REDIS_URL],
-        NODE_FLAGS,
-        { env: {} },
-      ),
+      parseFlags(["--api-keys", "--database-url", keysDb.url, "--redis-url", REDIS_URL], NODE_FLAGS, {
+        env: {},
+      }),
       {},
     );
     expect(settings).toBeDefined();
     const prefix = `strata-test:${randomBytes(6).toString("hex")}`;
     access = await openNodeAccess({ ...settings!, redisKeyPrefix: prefix }, () => undefined, clock);
     expect(access.limiterKind).toBe("redis");
-    keysDb = await openDatabase(`${POSTGRES_URL}/${dbName}`);
-    keyStore = new ApiKeyStore(keysDb);
+    keyStore = new ApiKeyStore(keysDb.db);
     const config = testConfig({ mining: { mode: "manual" } });
     node = await createNode(config, createLogger("silent"), { gate: access.gate });
     await node.start();
@@ -148,9 +141,7 @@ describe("a node started with --api-keys", () => {
   afterAll(async () => {
     await node?.stop();
     await access?.close();
-    await keysDb?.close();
-    await admin?.exec(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin?.close();
+    await keysDb?.drop();
   });
 
   it("limits keyless requests to 10 a second per IP, with RateLimit-* headers", async () => {

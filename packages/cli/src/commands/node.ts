@@ -4,6 +4,7 @@ import {
   createNode,
   createNodeConfig,
   DEFAULTS,
+  datadirNetwork,
   type MiningMode,
   type NodeConfigOverrides,
   privateKeyHex,
@@ -175,9 +176,15 @@ export function nodeConfigFromFlags(values: FlagValues) {
   const consensus = validatorOverrides(values);
   let config: ReturnType<typeof createNodeConfig>;
   try {
+    const datadir = values.datadir as string | undefined;
     config = createNodeConfig({
-      ...(network === undefined ? {} : { network }),
-      ...(values.datadir === undefined ? {} : { datadir: values.datadir as string }),
+      // Without --network, a datadir initialised by `strata init` runs its own network.
+      ...(network !== undefined
+        ? { network }
+        : datadir !== undefined
+          ? { network: datadirNetwork(datadir) }
+          : {}),
+      ...(datadir === undefined ? {} : { datadir }),
       rpc: {
         ...(values["rpc.addr"] === undefined ? {} : { addr: values["rpc.addr"] as string }),
         port: intFlag(values, "rpc.port", 8545, 0, 65535),

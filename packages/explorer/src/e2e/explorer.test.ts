@@ -10,11 +10,12 @@ import type { StrataNode } from "@strata/node";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { parseEther } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startTestStack, type TestStack } from "../../../../test/support/test-stack.js";
 import { type ExplorerServer, startExplorerServer } from "../static-server.js";
 import { launchBrowser } from "./browser.js";
 import { buildAppForTest } from "./build-app.js";
 import { type Activity, devWallet, HOSTILE_NAME_SHOWN, makeActivity } from "./chain-activity.js";
-import { type ApiStack, openIndexDatabase, startDevNode } from "./real-stack.js";
+import { modulesNodeSettings } from "./modules-node.js";
 
 /** Screenshots land here (gitignored) for people to look at after a run. */
 const ARTIFACTS = fileURLToPath(new URL("../../../../test-artifacts/explorer/", import.meta.url));
@@ -95,7 +96,7 @@ const OVERFLOWING_TEXT = `(() => {
 
 describe("block explorer in a browser", () => {
   let node: StrataNode;
-  let api: ApiStack;
+  let stack: TestStack;
   let explorer: ExplorerServer;
   let browser: Browser;
   let activity: Activity;
@@ -107,13 +108,12 @@ describe("block explorer in a browser", () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     webRoot = await buildAppForTest();
-    const index = await openIndexDatabase();
-    node = await startDevNode();
     // The indexer follows the node from the start, as in `strata dev`; the activity arrives live.
-    api = await index.startApiStack(node.rpcUrl, node.wsUrl);
+    stack = await startTestStack({ node: modulesNodeSettings() });
+    node = stack.node;
     activity = await makeActivity(node.rpcUrl, node.devAccounts);
-    await api.indexed(Number(node.chain.head.header.number));
-    explorer = await startExplorerServer({ apiUrl: api.url, port: 0, root: webRoot });
+    await stack.indexed(Number(node.chain.head.header.number));
+    explorer = await startExplorerServer({ apiUrl: stack.url, port: 0, root: webRoot });
     browser = await launchBrowser();
     desktop = await newContext(DESKTOP);
     phone = await newContext(PHONE);
@@ -126,8 +126,7 @@ describe("block explorer in a browser", () => {
   afterAll(async () => {
     await browser?.close();
     await explorer?.close();
-    await api?.close();
-    await node?.stop();
+    await stack?.stop();
     if (webRoot) rmSync(webRoot, { recursive: true, force: true });
   });
 
@@ -248,7 +247,7 @@ describe("block explorer in a browser", () => {
   it("shows a token whose name() returns NUL and invalid UTF-8 (hostile input)", async () => {
     const page = await open(`/token/${activity.hostileToken}`);
     await page.getByTestId("token-name").getByText(HOSTILE_NAME_SHOWN).waitFor();
-    const rest = await fetch(`${api.url}/v1/tokens/${activity.hostileToken}`);
+    const rest = await fetch(`${stack.url}/v1/tokens/${activity.hostileToken}`);
     expect(rest.status).toBe(200);
     expect(await rest.json()).toMatchObject({ name: HOSTILE_NAME_SHOWN, symbol: "HST" });
   });
@@ -405,7 +404,7 @@ describe("block explorer in a browser", () => {
 
     // The node's own answer carries the model's quantiles: the 50/80/90 % fan.
     const answer = (await (
-      await fetch(`${api.url}/v1/predictions/BTC?horizon=7`)
+      await fetch(`${stack.url}/v1/predictions/BTC?horizon=7`)
     ).json()) as PredictionAnswer;
     expect(Object.keys(answer.prediction!.quantiles ?? {})).toEqual([
       "5",
@@ -434,7 +433,7 @@ describe("block explorer in a browser", () => {
 
   it("names the system contracts in lists, transactions and address pages, with the address on hover", async () => {
     const heartbeats = (await (
-      await fetch(`${api.url}/v1/addresses/${DEPIN_REGISTRY_ADDRESS}/transactions?limit=1`)
+      await fetch(`${stack.url}/v1/addresses/${DEPIN_REGISTRY_ADDRESS}/transactions?limit=1`)
     ).json()) as { items: { hash: string }[] };
     const heartbeat = heartbeats.items[0]!.hash;
     const page = await open(`/tx/${heartbeat}`);

@@ -2,10 +2,11 @@ import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { keccak256, parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scratchDatabase } from "../../../../test/support/scratch-database.js";
 import { devAccount } from "../../../node/src/e2e/clients.js";
 import { startTestNode, type TestNode } from "../../../node/src/testing/test-node.js";
 import type { Gateway } from "../gateway.js";
-import { call, get, type Json, post, scratchDatabase, startGateway, WsClient } from "./helpers.js";
+import { call, get, type Json, post, startGateway, WsClient } from "./helpers.js";
 
 let database: Awaited<ReturnType<typeof scratchDatabase>>;
 const stops: (() => Promise<unknown>)[] = [];

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scratchDatabase } from "../../../../test/support/scratch-database.js";
 import { startTestNode, type TestNode } from "../../../node/src/testing/test-node.js";
 import type { Gateway } from "../gateway.js";
-import { call, entries, post, scratchDatabase, startGateway } from "./helpers.js";
+import { call, entries, post, startGateway } from "./helpers.js";
 
 /** Longest a bounded wait polls before the test fails. */
 const WAIT_MS = 15_000;

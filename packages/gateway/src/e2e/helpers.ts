@@ -1,12 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { type Database, openDatabase } from "@strata/db";
 import { pino } from "pino";
 import WebSocket from "ws";
 import type { GatewayConfigOverrides } from "../config.js";
 import { createGateway, type Gateway, type GatewayDependencies } from "../gateway.js";
 
-/** PostgreSQL and Redis of the test machine. */
-export const POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432";
+/** Redis of the test machine. */
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
 /** A clock the test moves by hand. */
@@ -155,22 +153,4 @@ export class WsClient {
   close(): void {
     this.ws.close();
   }
-}
-
-/** A scratch PostgreSQL database, dropped by `drop()`. */
-export async function scratchDatabase(): Promise<{ url: string; db: Database; drop(): Promise<void> }> {
-  const name = `strata_gateway_test_${process.pid}_${randomBytes(3).toString("hex")}`;
-  const admin = await openDatabase(`${POSTGRES_URL}/postgres`);
-  await admin.exec(`CREATE DATABASE ${name}`);
-  const url = `${POSTGRES_URL}/${name}`;
-  const db = await openDatabase(url);
-  return {
-    url,
-    db,
-    async drop() {
-      await db.close();
-      await admin.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.close();
-    },
-  };
 }

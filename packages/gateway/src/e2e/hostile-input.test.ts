@@ -5,6 +5,7 @@ import { Indexer } from "@strata/indexer";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { scratchDatabase } from "../../../../test/support/scratch-database.js";
 import {
   type DevChain,
   deployHostileToken,
@@ -23,7 +24,6 @@ import {
   post,
   REDIS_URL,
   redisPrefix,
-  scratchDatabase,
   startGateway,
   WsClient,
 } from "./helpers.js";

@@ -1,31 +1,26 @@
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestStack, type TestStack } from "../../../../test/support/test-stack.js";
 import { viemClients } from "../../../node/src/e2e/clients.js";
-import { startTestNode, type TestNode } from "../../../node/src/testing/test-node.js";
-import type { Gateway } from "../gateway.js";
-import { call, entries, get, post, scratchDatabase, startGateway } from "./helpers.js";
+import { startTestNode } from "../../../node/src/testing/test-node.js";
+import { call, entries, get, post, startGateway } from "./helpers.js";
 
-let node: TestNode;
-let database: Awaited<ReturnType<typeof scratchDatabase>>;
-let gateway: Gateway;
+let stack: TestStack;
+let gateway: TestStack["gateway"];
 let enterprise: Record<string, string>;
 
 beforeAll(async () => {
-  node = await startTestNode();
-  database = await scratchDatabase();
-  gateway = await startGateway({
-    upstreams: [node.url],
-    port: 0,
-    databaseUrl: database.url,
-    maxBodyBytes: 64 * 1024,
+  stack = await startTestStack({
+    database: "postgres",
+    indexer: false,
+    gateway: { maxBodyBytes: 64 * 1024 },
   });
+  gateway = stack.gateway;
   enterprise = { "X-API-Key": (await gateway.keys.create("enterprise")).key };
 });
 
 afterAll(async () => {
-  await gateway?.stop();
-  await database?.drop();
-  await node?.stop();
+  await stack?.stop();
 });
 
 describe("JSON-RPC through the gateway", () => {
@@ -189,7 +184,7 @@ describe("JSON-RPC through the gateway", () => {
 describe("health when the node is gone", () => {
   it("answers -32002 and 503 down when no upstream is reachable, and 200 on /health/live", async () => {
     const lone = await startTestNode();
-    const g = await startGateway({ upstreams: [lone.url], port: 0, databaseUrl: database.url });
+    const g = await startGateway({ upstreams: [lone.url], port: 0, databaseUrl: stack.databaseUrl! });
     try {
       expect((await get(`${g.url}/health`)).status).toBe(200);
       await lone.stop();

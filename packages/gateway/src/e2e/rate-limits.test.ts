@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scratchDatabase } from "../../../../test/support/scratch-database.js";
 import { startTestNode, type TestNode } from "../../../node/src/testing/test-node.js";
 import type { Gateway } from "../gateway.js";
 import {
@@ -9,7 +10,6 @@ import {
   post,
   REDIS_URL,
   redisPrefix,
-  scratchDatabase,
   startGateway,
   WsClient,
 } from "./helpers.js";

@@ -1,24 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestNode, type TestNode } from "../../../node/src/testing/test-node.js";
-import type { Gateway } from "../gateway.js";
-import { get, scratchDatabase, startGateway, WsClient } from "./helpers.js";
+import { startTestStack, type TestStack } from "../../../../test/support/test-stack.js";
+import { get, WsClient } from "./helpers.js";
 
-let node: TestNode;
-let database: Awaited<ReturnType<typeof scratchDatabase>>;
-let gateway: Gateway;
+let stack: TestStack;
+let gateway: TestStack["gateway"];
 let key: string;
 
 beforeAll(async () => {
-  node = await startTestNode();
-  database = await scratchDatabase();
-  gateway = await startGateway({ upstreams: [node.url], port: 0, databaseUrl: database.url });
+  stack = await startTestStack({ database: "postgres", indexer: false });
+  gateway = stack.gateway;
   key = (await gateway.keys.create("enterprise")).key;
 });
 
 afterAll(async () => {
-  await gateway?.stop();
-  await database?.drop();
-  await node?.stop();
+  await stack?.stop();
 });
 
 /** The value of `name{…labels…}` in a Prometheus text exposition. */

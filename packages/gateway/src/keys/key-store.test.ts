@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scratchDatabase } from "../../../../test/support/scratch-database.js";
 import { startTestNode, type TestNode } from "../../../node/src/testing/test-node.js";
-import { call, get, post, scratchDatabase, startGateway } from "../e2e/helpers.js";
+import { call, get, post, startGateway } from "../e2e/helpers.js";
 import type { Gateway } from "../gateway.js";
 import { ApiKeyStore } from "./key-store.js";
 

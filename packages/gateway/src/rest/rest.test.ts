@@ -4,11 +4,11 @@ import { type Database, indexerDb } from "@strata/db";
 import { Indexer, RpcClient } from "@strata/indexer";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ScratchDatabase, scratchDatabase } from "../../../../test/support/scratch-database.js";
 import {
   type Activity,
   type DevChain,
   devAccount,
-  scratchPostgres,
   seedActivity,
   startDevChain,
 } from "../../../indexer/src/e2e/fixtures.js";
@@ -16,7 +16,7 @@ import { createRestApi, type OPENAPI_DOCUMENT } from "./index.js";
 
 let chain: DevChain;
 let activity: Activity;
-let scratch: Awaited<ReturnType<typeof scratchPostgres>>;
+let scratch: ScratchDatabase;
 let db: Database;
 let node: RpcClient;
 let base: string;
@@ -44,8 +44,8 @@ const acct = (i: number) => devAccount(i).address.toLowerCase();
 beforeAll(async () => {
   chain = await startDevChain();
   activity = await seedActivity(chain);
-  scratch = await scratchPostgres();
-  db = await scratch.open();
+  scratch = await scratchDatabase();
+  db = scratch.db;
   const indexer = await Indexer.open({
     rpcUrl: chain.url,
     db,
@@ -59,7 +59,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const server of servers) server.close();
-  await db?.close();
   await scratch?.drop();
   await chain?.stop();
 });

@@ -1,8 +1,9 @@
 import type { StrataNode } from "@strata/node";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestStack, type TestStack } from "../../../../test/support/test-stack.js";
 import { type Activity, makeActivity } from "../../../explorer/src/e2e/chain-activity.js";
-import { type ApiStack, openIndexDatabase, startDevNode } from "../../../explorer/src/e2e/real-stack.js";
+import { modulesNodeSettings } from "../../../explorer/src/e2e/modules-node.js";
 import { OPENAPI_DOCUMENT } from "./openapi.js";
 import { REST_ROUTES, type RestPath, type RestResponse } from "./route-table.js";
 
@@ -58,28 +59,26 @@ describe("the REST route table and its OpenAPI document", () => {
 
 describe("real answers of every route against their schemas", () => {
   let node: StrataNode;
-  let api: ApiStack;
+  let stack: TestStack;
   let activity: Activity;
 
   beforeAll(async () => {
-    const index = await openIndexDatabase();
-    node = await startDevNode();
-    api = await index.startApiStack(node.rpcUrl, node.wsUrl);
+    stack = await startTestStack({ node: modulesNodeSettings() });
+    node = stack.node;
     activity = await makeActivity(node.rpcUrl, node.devAccounts);
-    await api.indexed(Number(node.chain.head.header.number));
+    await stack.indexed(Number(node.chain.head.header.number));
   }, 180_000);
 
   afterAll(async () => {
-    await api?.close();
-    await node?.stop();
+    await stack?.stop();
   });
 
   /** GETs `url` of the route `P`, expecting a 200; waits out the free tier's rate limit as a client would. */
   async function get<P extends RestPath>(url: string): Promise<RestResponse<P>> {
-    let res = await fetch(api.url + url);
+    let res = await fetch(stack.url + url);
     for (let retry = 0; res.status === 429 && retry < 3; retry++) {
       await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get("retry-after")) * 1000));
-      res = await fetch(api.url + url);
+      res = await fetch(stack.url + url);
     }
     expect(res.status, url).toBe(200);
     return (await res.json()) as RestResponse<P>;

@@ -12,7 +12,7 @@ import {
 } from "@strata/protocol";
 import { KNOWN_NETWORKS } from "../config.js";
 import type { UpstreamPool } from "../upstream/upstream-pool.js";
-import { callUpstream, unwrap } from "./upstream-rpc.js";
+import { callUpstream, unwrap } from "../upstream/upstream-rpc.js";
 
 /** The gateway's own methods (`api_*`). */
 type ApiMethodName = keyof typeof apiMethods;

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { GatewayMetrics } from "../metrics.js";
-import { UpstreamSocket } from "../server/upstream-socket.js";
 import { toWsUrl, type UpstreamPool } from "../upstream/upstream-pool.js";
+import { UpstreamSocket } from "../upstream/upstream-socket.js";
 
 /**
  * Parameterless reads whose answer changes only when the head does (or never): answered from the

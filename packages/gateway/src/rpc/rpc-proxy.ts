@@ -14,9 +14,9 @@ import type { Logger } from "pino";
 import { UpstreamUnavailableError } from "../errors.js";
 import { UpstreamResponseTooLargeError, UpstreamTransportError } from "../upstream/http-client.js";
 import type { UpstreamPool } from "../upstream/upstream-pool.js";
+import { type AnswerObject, matchAnswers, UpstreamRpcError } from "../upstream/upstream-rpc.js";
 import { callApiMethod, isApiMethod } from "./api-methods.js";
 import type { HeadCache } from "./head-cache.js";
-import { type AnswerObject, matchAnswers, UpstreamRpcError } from "./upstream-rpc.js";
 
 /** The answer to one body: JSON text (undefined when every call was a notification) and its HTTP status. */
 export interface ProxyAnswer {

@@ -20,10 +20,10 @@ import { InvalidApiKeyError, UpstreamUnavailableError } from "../errors.js";
 import type { AccessControl, Caller } from "../limits/access-control.js";
 import type { GatewayMetrics, GrowingStructure } from "../metrics.js";
 import type { RpcProxy } from "../rpc/rpc-proxy.js";
-import { UpstreamRpcError } from "../rpc/upstream-rpc.js";
 import { toWsUrl, type UpstreamPool } from "../upstream/upstream-pool.js";
+import { UpstreamRpcError } from "../upstream/upstream-rpc.js";
+import { type UpstreamNotification, UpstreamSocket } from "../upstream/upstream-socket.js";
 import { callerOf } from "./caller.js";
-import { type UpstreamNotification, UpstreamSocket } from "./upstream-socket.js";
 
 /** Close code for a binary frame (RFC 6455: unsupported data). */
 const UNSUPPORTED_DATA = 1003;

@@ -1,6 +1,4 @@
-import { randomBytes } from "node:crypto";
 import { TestToken, testTokenCreationCode } from "@strata/contracts";
-import { type Database, openDatabase, PgDatabase } from "@strata/db";
 import { createNode, type StrataNode, testConfig } from "@strata/node";
 import {
   concat,
@@ -15,30 +13,6 @@ import {
   toHex,
 } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
-
-const ADMIN_URL = process.env.STRATA_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
-
-/** A fresh database on the local PostgreSQL server; `drop()` removes it. */
-export async function scratchPostgres(): Promise<{
-  url: string;
-  open(): Promise<Database>;
-  drop(): Promise<void>;
-}> {
-  const name = `strata_indexer_${randomBytes(6).toString("hex")}`;
-  const admin = new PgDatabase(ADMIN_URL, 1);
-  await admin.exec(`CREATE DATABASE ${name}`);
-  await admin.close();
-  const url = ADMIN_URL.replace(/\/[^/]*$/, `/${name}`);
-  return {
-    url,
-    open: () => openDatabase(url),
-    async drop() {
-      const again = new PgDatabase(ADMIN_URL, 1);
-      await again.exec(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await again.close();
-    },
-  };
-}
 
 /** The i-th account of the dev mnemonic. */
 export const devAccount = (index: number) =>

@@ -4,10 +4,10 @@ import { testConfig } from "../config/node-config.js";
 import { PosEngine } from "../consensus/engine.js";
 import { devAccount, viemClients } from "../e2e/clients.js";
 import { BlockExecutor } from "../execution/block-executor.js";
-import { type OpenedChain, openChain } from "../import/open-chain.js";
 import { withResealedField } from "../testing/forged-blocks.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
 import { BlockVerifier } from "./block-verifier.js";
+import { type OpenedChain, openChain } from "./open-chain.js";
 
 describe("BlockVerifier", () => {
   let source: TestNode;

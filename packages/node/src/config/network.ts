@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { blockRewardFromIssuance, genesisSupply } from "../consensus/issuance.js";
-import { ConsensusSection, SystemSection } from "../consensus/network-sections.js";
-import { DemoSection } from "../demo/depin-demo-config.js";
-import { ReporterSection } from "../reporter/reporter-config.js";
+import { DemoSection } from "./demo-settings.js";
+import { blockRewardFromIssuance, genesisSupply } from "./issuance.js";
+import { ConsensusSection, SystemSection } from "./network-sections.js";
 import dev from "./networks/dev.json" with { type: "json" };
 import mainnet from "./networks/mainnet.json" with { type: "json" };
+import { ReporterSection } from "./reporter-settings.js";
 
 const hexString = z.string().regex(/^0x[0-9a-fA-F]*$/, "expected 0x-prefixed hex");
 

@@ -1,8 +1,8 @@
 import { availableParallelism } from "node:os";
-import { type DepinDemoSettings, demoFromNetwork } from "../demo/depin-demo-config.js";
-import { readDatadirNetwork } from "../import/datadir-network.js";
-import { type ReporterSettings, reporterFromNetwork } from "../reporter/reporter-config.js";
+import { type DepinDemoSettings, demoFromNetwork } from "./demo-settings.js";
 import { loadNetwork, type NetworkFile } from "./network.js";
+import { validateNodeConfig } from "./node-config-schema.js";
+import { type ReporterSettings, reporterFromNetwork } from "./reporter-settings.js";
 
 /** How blocks are produced: on every accepted transaction, on a fixed interval, or only on request. */
 export type MiningMode = "instant" | "interval" | "manual";
@@ -165,6 +165,7 @@ export const DEFAULTS = {
 
 /** Overrides accepted by {@link createNodeConfig}. */
 export interface NodeConfigOverrides {
+  /** A built-in network's name, a network file's path, or the network itself (default dev). */
   network?: string | NetworkFile;
   datadir?: string | null;
   rpc?: Partial<NodeConfig["rpc"]>;
@@ -180,15 +181,14 @@ export interface NodeConfigOverrides {
   p2p?: Partial<P2PSettings>;
 }
 
-/** Builds a full config from defaults, the network's own mining defaults and the given overrides. */
+/**
+ * Builds a full config from defaults, the network's own mining defaults and the given overrides, and
+ * validates it against `NodeConfigSchema`: a bad value throws a `NodeConfigError` naming it.
+ */
 export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfig {
   const network =
-    typeof overrides.network === "object"
-      ? overrides.network
-      : overrides.network === undefined && typeof overrides.datadir === "string"
-        ? (readDatadirNetwork(overrides.datadir) ?? loadNetwork("dev"))
-        : loadNetwork(overrides.network ?? "dev");
-  return {
+    typeof overrides.network === "object" ? overrides.network : loadNetwork(overrides.network ?? "dev");
+  const config: NodeConfig = {
     network,
     datadir: overrides.datadir === undefined ? `.strata/${network.name}` : overrides.datadir,
     rpc: {
@@ -250,6 +250,8 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
       ...overrides.p2p,
     },
   };
+  validateNodeConfig(config);
+  return config;
 }
 
 /** A config for tests: dev network, in-memory store, port 0, no p2p, the given mining mode (default instant). */

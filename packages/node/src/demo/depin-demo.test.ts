@@ -1,10 +1,10 @@
 import type { DePINNode } from "@strata/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { demoFromNetwork } from "../config/demo-settings.js";
 import { createNodeConfig, testConfig } from "../config/node-config.js";
 import { rpc } from "../e2e/clients.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
 import { DEMO_DEVICES, demoEndpoint, demoNodeId } from "./depin-demo.js";
-import { demoFromNetwork } from "./depin-demo-config.js";
 
 /** Dev mnemonic account 111, the owner of the demo devices. */
 const DEMO_OWNER = "0x6813ae1fc15e995230c05d4480d50219bb635f15";

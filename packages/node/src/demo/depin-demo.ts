@@ -20,7 +20,7 @@ import {
   type WalletClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { DepinDemoSettings } from "./depin-demo-config.js";
+import type { DepinDemoSettings } from "../config/demo-settings.js";
 
 /** One simulated device of the demo. */
 export interface DemoDevice {

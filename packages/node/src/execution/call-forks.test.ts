@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testConfig } from "../config/node-config.js";
 import { tinyGenesis } from "../conformance/harness/tiny-chain.js";
 import { rpc } from "../e2e/clients.js";
 import { networkFromGenesis } from "../import/datadir-network.js";
-import { createNode, type StrataNode } from "../node.js";
+import type { StrataNode } from "../node.js";
+import { startTestNode } from "../testing/test-node.js";
 
 /** Runtime code returning the gas left at its first instruction: `GAS PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN`. */
 const GAS_REPORTER = "0x00000000000000000000000000000000000006a5";
@@ -46,8 +46,7 @@ describe("calls under the rules of their block's fork", () => {
 
   beforeAll(async () => {
     const network = networkFromGenesis(forkingGenesis(), "forking genesis");
-    node = await createNode(testConfig({ network, mining: { mode: "manual" } }));
-    await node.start();
+    node = (await startTestNode({ network, mining: { mode: "manual" } })).node;
     for (const timestamp of [1005n, 1040n]) {
       node.producer.setNextTimestamp(timestamp);
       await node.producer.mine(1);

@@ -283,12 +283,13 @@ function outcomeOf(answer: CallWorkerAnswer): CallResult | undefined {
 }
 
 /**
- * Starts the worker program: the built module next to this one, or, when this module runs from its
- * TypeScript source (tests), the source module through tsx's loader, which workers do not inherit.
+ * Starts the worker program (`execution-worker.ts`, which composes a worker thread): the built
+ * module, or, when this module runs from its TypeScript source (tests), the source module through
+ * tsx's loader, which workers do not inherit.
  */
 function startWorker(settings: CallWorkerData): Worker {
   const fromSource = import.meta.url.endsWith(".ts");
-  const program = new URL(fromSource ? "./call-worker.ts" : "./call-worker.js", import.meta.url);
+  const program = new URL(fromSource ? "../execution-worker.ts" : "../execution-worker.js", import.meta.url);
   if (!fromSource) return new Worker(program, { workerData: settings });
   return new Worker(sourceWorkerBootstrap(program), { eval: true, workerData: settings });
 }

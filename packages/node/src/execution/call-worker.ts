@@ -1,16 +1,17 @@
 /**
- * The program of an execution worker thread (see {@link CallWorkerPool}): it opens the node's LMDB
+ * What an execution worker thread runs (see {@link CallWorkerPool}; its program is
+ * `execution-worker.ts`, which gives it the consensus engine's replay hooks): it opens the node's LMDB
  * store read-only, keeps its own decoded blocks, trie node cache and head state, and answers each
  * call it is sent with the same {@link CallExecutor} the main thread uses, and each heavy task
  * (estimate, trace, simulation, block build, pending read) with a {@link HeavyTaskRunner}. Jobs at
  * `pending` carry a context from which it makes the pending block itself ({@link PendingBuilds}).
  * Jobs run one at a time, in the order they came; one that waited longer than the queue limit is
- * refused. Loaded only as a worker.
+ * refused.
  */
-import { isMainThread, type MessagePort, parentPort, workerData } from "node:worker_threads";
+import type { MessagePort } from "node:worker_threads";
 import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
-import { PosEngine } from "../consensus/engine.js";
+import type { NetworkFile } from "../config/network.js";
 import {
   BusyError,
   ExecutionError,
@@ -19,9 +20,7 @@ import {
   RunStoppedError,
 } from "../errors/domain-errors.js";
 import { PendingBuilds } from "../producer/pending-builds.js";
-import { ChainStore } from "../storage/chain-store.js";
-import { LmdbKV } from "../storage/lmdb-kv.js";
-import { TrieDatabase } from "../storage/trie-db.js";
+import type { ChainStore } from "../storage/chain-store.js";
 import { CallExecutor } from "./call-executor.js";
 import {
   type CallJob,
@@ -32,28 +31,32 @@ import {
   sharedNow,
   type TaskJob,
 } from "./call-worker-messages.js";
-import { ChainView } from "./chain-view.js";
-import { createChainCommon } from "./common.js";
+import { openChainStorage } from "./chain-storage.js";
 import { HeavyTaskRunner } from "./heavy-tasks.js";
 import { enforceRunLimits, type RunLimit, runLimit } from "./run-limits.js";
-import { StateFactory } from "./state-factory.js";
+import { Simulator } from "./simulate/simulator.js";
 import { lowerThisThreadPriority } from "./thread-priority.js";
-import { TracingService } from "./tracing/tracing-service.js";
+import { type ReplayHooksProvider, TracingService } from "./tracing/tracing-service.js";
 import { postError } from "./worker-errors.js";
 
 /** States kept warm per state root (the head, and the block before it while calls still name it). */
 const WARM_STATES = 2;
 
-async function serve(port: MessagePort, settings: CallWorkerData): Promise<void> {
+/** Makes the hooks the blocks of `network` are replayed with when traced (none without consensus). */
+export type ReplayHooksOf = (network: NetworkFile) => ReplayHooksProvider | undefined;
+
+/** Serves execution jobs arriving on `port` until told to close. */
+export async function serveExecutionJobs(
+  port: MessagePort,
+  settings: CallWorkerData,
+  replayHooksOf: ReplayHooksOf,
+): Promise<void> {
   // Execution may keep every core busy: the main thread (requests, block production) goes first.
   lowerThisThreadPriority();
   const cancels = new Int32Array(settings.cancels);
-  const kv = new LmdbKV(settings.chaindata);
-  const common = await createChainCommon(settings.network);
-  const states = new StateFactory(new TrieDatabase(kv), common);
-  const store = new ChainStore(kv, common);
+  const storage = await openChainStorage(settings.network, settings.chaindata);
+  const { kv, common, states, store, chainView } = storage;
   const warm = new Map<string, MerkleStateManager>();
-  const chainView = new ChainView(store);
   const pending = new PendingBuilds({
     kv,
     common,
@@ -76,11 +79,6 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
   const executor = new CallExecutor(common, stateAt, chainView, settings.gasCap, settings.maxQueueWaitMs, {
     cacheResults: false,
   });
-  const { network } = settings;
-  const engine =
-    network.consensus && network.system
-      ? new PosEngine(network, { signers: new Map(), waitForTimeouts: false })
-      : undefined;
   const source = {
     common,
     store,
@@ -93,7 +91,7 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
     chainView,
     settings.gasCap,
     settings.maxQueueWaitMs,
-    engine?.replayHooks.bind(engine),
+    replayHooksOf(settings.network),
     settings.traceLimits,
   );
   const tasks = new HeavyTaskRunner({
@@ -101,8 +99,13 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
     chainView,
     calls: executor,
     tracing,
-    gasCap: settings.gasCap,
-    evmTimeoutMs: settings.evmTimeoutMs,
+    simulator: new Simulator({
+      common,
+      chainView,
+      stateAt,
+      gasCap: settings.gasCap,
+      timeoutMs: settings.evmTimeoutMs,
+    }),
     pending,
   });
   await enforceRunLimits();
@@ -111,7 +114,7 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
   let turn: Promise<unknown> = Promise.resolve();
   const closeWhenIdle = (): void => {
     if (!closing || running > 0) return;
-    void kv.close().finally(() => port.close());
+    void storage.close().finally(() => port.close());
   };
   port.on("message", (job: CallWorkerJob | "close") => {
     if (job === "close") {
@@ -122,7 +125,7 @@ async function serve(port: MessagePort, settings: CallWorkerData): Promise<void>
     running++;
     turn = turn.then(async () => {
       // The job may name a block committed after this thread's current read snapshot began.
-      kv.refresh();
+      storage.refresh();
       const reply = await inTurn(job, settings.maxQueueWaitMs, cancels, (limit) =>
         job.kind === "task" ? answerTask(job, tasks, limit) : answer(job, store, pending, executor, limit),
       );
@@ -197,5 +200,3 @@ async function answer(
     return { id: job.id, kind: "crashed", message: error instanceof Error ? error.message : String(error) };
   }
 }
-
-if (!isMainThread && parentPort) void serve(parentPort, workerData as CallWorkerData);

@@ -13,7 +13,7 @@ import {
 import { createVM } from "@ethereumjs/vm";
 import { SYSTEM_ADDRESS, SYSTEM_CALL_GAS_LIMIT, systemPredeploys } from "@strata/contracts";
 import type { GethGenesis } from "../config/network.js";
-import { type SystemSection, systemContractsGenesis } from "../consensus/network-sections.js";
+import { type SystemSection, systemContractsGenesis } from "../config/network-sections.js";
 import type { StateFactory } from "./state-factory.js";
 
 /** Raised when a network's system contracts cannot be placed (their constructor reverts). */

@@ -2,7 +2,7 @@ import type { Block } from "@ethereumjs/block";
 import { createTxFromRLP, type TypedTransaction } from "@ethereumjs/tx";
 import type { CallRequest, SimulateOptions, StateOverrides, TraceOptions } from "@strata/protocol";
 import { ExecutionError, NotFoundError } from "../errors/domain-errors.js";
-import { formatPendingBlock, type PendingRead, readState } from "../producer/pending-block.js";
+import { formatPendingBlock, type PendingTask, readState } from "../producer/pending-block.js";
 import type { PendingBuilds } from "../producer/pending-builds.js";
 import type { PendingContext } from "../producer/pending-execution.js";
 import { payloadEnvelope } from "../rpc/format/payload.js";
@@ -11,7 +11,7 @@ import type { CallExecutor } from "./call-executor.js";
 import type { ChainView } from "./chain-view.js";
 import type { RunLimit } from "./run-limits.js";
 import { buildPayload, type PayloadAttributes } from "./simulate/payload-builder.js";
-import { Simulator } from "./simulate/simulator.js";
+import type { Simulator } from "./simulate/simulator.js";
 import type { TraceSource, TracingService } from "./tracing/tracing-service.js";
 
 /**
@@ -27,8 +27,7 @@ export type HeavyTask =
       /** Set when the block is the pending block: the worker makes it from this. */
       readonly pending?: PendingContext;
     }
-  | { readonly kind: "pendingRead"; readonly pending: PendingContext; readonly read: PendingRead }
-  | { readonly kind: "pendingBlock"; readonly pending: PendingContext; readonly full: boolean }
+  | PendingTask
   | { readonly kind: "traceTransaction"; readonly hash: Uint8Array; readonly options: TraceOptions }
   | {
       readonly kind: "traceCall";
@@ -57,9 +56,8 @@ export interface HeavyTaskDeps {
   readonly chainView: ChainView;
   readonly calls: CallExecutor;
   readonly tracing: TracingService;
-  readonly gasCap: bigint;
-  /** The time budget of a simulation or a block build. */
-  readonly evmTimeoutMs: number;
+  /** `eth_simulateV1`, built once per thread. */
+  readonly simulator: Simulator;
   /** The pending block made from a posted context (execution workers only). */
   readonly pending?: PendingBuilds;
 }
@@ -98,15 +96,7 @@ export class HeavyTaskRunner {
       case "findCreation":
         return deps.tracing.findCreation(this.block(task.blockHash), task.address, limit);
       case "simulate": {
-        const simulator = new Simulator({
-          common: deps.source.common,
-          chainView: deps.chainView,
-          stateAt: (block) => deps.source.stateAt(block),
-          gasCap: deps.gasCap,
-          timeoutMs: deps.evmTimeoutMs,
-          limit,
-        });
-        const blocks = await simulator.simulate(task.options, this.block(task.blockHash));
+        const blocks = await deps.simulator.simulate(task.options, this.block(task.blockHash), limit);
         const full = task.options.returnFullTransactions === true;
         return blocks.map((simulated) => formatSimulatedBlock(simulated, full));
       }

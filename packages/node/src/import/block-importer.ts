@@ -2,11 +2,11 @@ import { type Block, createBlockFromRLP } from "@ethereumjs/block";
 import { RLP } from "@ethereumjs/rlp";
 import { bytesToBigInt, bytesToHex } from "@ethereumjs/util";
 import { BlockVerifier } from "../chain/block-verifier.js";
+import type { OpenedChain } from "../chain/open-chain.js";
 import type { PosEngine } from "../consensus/engine.js";
 import { BlockExecutor } from "../execution/block-executor.js";
 import { ImportError } from "./errors.js";
 import { firstLine } from "./header-rules.js";
-import type { OpenedChain } from "./open-chain.js";
 
 /** What happened to one block offered to {@link BlockImporter.import}. */
 export type ImportOutcome = "imported" | "known";

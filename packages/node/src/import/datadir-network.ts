@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type GethGenesis, type NetworkFile, parseNetwork } from "../config/network.js";
+import { type GethGenesis, loadNetwork, type NetworkFile, parseNetwork } from "../config/network.js";
 
 /** The file in which a datadir initialised by `strata init` remembers its network. */
 export const DATADIR_NETWORK_FILE = "network.json";
@@ -35,6 +35,14 @@ export function readDatadirNetwork(datadir: string): NetworkFile | undefined {
   const path = join(datadir, DATADIR_NETWORK_FILE);
   if (!existsSync(path)) return undefined;
   return parseNetwork(JSON.parse(readFileSync(path, "utf8")), path);
+}
+
+/**
+ * The network of a node given `datadir` and no `--network`: the one the datadir was initialised
+ * with (`strata init`), else dev.
+ */
+export function datadirNetwork(datadir: string): NetworkFile {
+  return readDatadirNetwork(datadir) ?? loadNetwork("dev");
 }
 
 /** Records `network` as the datadir's network. */

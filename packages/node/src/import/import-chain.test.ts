@@ -5,11 +5,11 @@ import { RLP } from "@ethereumjs/rlp";
 import { bytesToHex, concatBytes } from "@ethereumjs/util";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openChain } from "../chain/open-chain.js";
 import { buildTinyChain, type TinyChain } from "../conformance/harness/tiny-chain.js";
 import { ImportError } from "./errors.js";
 import { importChainFile } from "./import-chain.js";
 import { initDatadir } from "./init-datadir.js";
-import { openChain } from "./open-chain.js";
 
 type Nested = Uint8Array | Nested[];
 

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { bytesToHex } from "@ethereumjs/util";
+import { openChain } from "../chain/open-chain.js";
 import type { NetworkFile } from "../config/network.js";
 import { PosEngine } from "../consensus/engine.js";
 import { BlockImporter } from "./block-importer.js";
 import { ImportError } from "./errors.js";
-import { openChain } from "./open-chain.js";
 import { splitRlpBlocks } from "./rlp-blocks.js";
 
 /** Progress of an import, reported after every block. */
@@ -40,7 +40,7 @@ export async function importChainFile(
   } catch (error) {
     throw new ImportError(`cannot read ${String(file)}: ${(error as Error).message}`);
   }
-  const opened = await openChain(network, datadir);
+  const opened = await openChain(network, datadir, { durableCommits: false });
   try {
     const importer = new BlockImporter(opened, verifyingEngine(network));
     let imported = 0;

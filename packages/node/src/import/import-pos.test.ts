@@ -5,12 +5,12 @@ import { RLP } from "@ethereumjs/rlp";
 import { bytesToHex, concatBytes, hexToBytes } from "@ethereumjs/util";
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openChain } from "../chain/open-chain.js";
 import { loadNetwork } from "../config/network.js";
 import { rpc, viemClients } from "../e2e/clients.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
 import { ImportError } from "./errors.js";
 import { importChainFile } from "./import-chain.js";
-import { openChain } from "./open-chain.js";
 
 type Nested = Uint8Array | Nested[];
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createNodeConfig } from "../config/node-config.js";
 import { TINY_CONTRACT, TINY_PRAGUE_TIME, tinyGenesis } from "../conformance/harness/tiny-chain.js";
 import { createNode } from "../node.js";
-import { DATADIR_NETWORK_FILE } from "./datadir-network.js";
+import { DATADIR_NETWORK_FILE, datadirNetwork } from "./datadir-network.js";
 import { InitError } from "./errors.js";
 import { initDatadir } from "./init-datadir.js";
 
@@ -35,7 +35,12 @@ describe("strata init", () => {
     expect(result).toMatchObject({ chainId: 4242, created: true });
     expect(existsSync(join(datadir, DATADIR_NETWORK_FILE))).toBe(true);
     // No --network: the datadir's own network.
-    const config = createNodeConfig({ datadir, logLevel: "silent", rpc: { port: 0 } });
+    const config = createNodeConfig({
+      network: datadirNetwork(datadir),
+      datadir,
+      logLevel: "silent",
+      rpc: { port: 0 },
+    });
     expect(config.mining.mode).toBe("manual");
     const node = await createNode(config);
     await node.start();

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { bytesToHex } from "@ethereumjs/util";
+import { openChain } from "../chain/open-chain.js";
 import { networkFromGenesis, readDatadirNetwork, writeDatadirNetwork } from "./datadir-network.js";
 import { InitError } from "./errors.js";
-import { openChain } from "./open-chain.js";
 
 /** The outcome of {@link initDatadir}. */
 export interface InitResult {
@@ -43,7 +43,7 @@ export async function initDatadir(genesisPath: string, datadir: string): Promise
   }
   let opened: Awaited<ReturnType<typeof openChain>>;
   try {
-    opened = await openChain(network, datadir);
+    opened = await openChain(network, datadir, { durableCommits: false });
   } catch (error) {
     throw new InitError(`datadir ${datadir}: ${(error as Error).message}`);
   }

@@ -6,13 +6,13 @@ import { createLegacyTx } from "@ethereumjs/tx";
 import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import { buildBlock, createVM } from "@ethereumjs/vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openChain } from "../chain/open-chain.js";
 import { createNodeConfig } from "../config/node-config.js";
 import { rpc } from "../e2e/clients.js";
 import { createNode, type StrataNode } from "../node.js";
-import { networkFromGenesis } from "./datadir-network.js";
+import { datadirNetwork, networkFromGenesis } from "./datadir-network.js";
 import { importChainFile } from "./import-chain.js";
 import { initDatadir } from "./init-datadir.js";
-import { openChain } from "./open-chain.js";
 
 const KEY = hexToBytes("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
 const SENDER = "f39fd6e51aad88f6f4ce6ab8827279cfffb92266";
@@ -76,7 +76,13 @@ describe("an imported chain from before Byzantium", () => {
     await initDatadir(genesisFile, datadir);
     const built = await buildTransferBlock();
     txHash = built.txHash;
-    const config = createNodeConfig({ datadir, logLevel: "silent", reporter: null, rpc: { port: 0 } });
+    const config = createNodeConfig({
+      network: datadirNetwork(datadir),
+      datadir,
+      logLevel: "silent",
+      reporter: null,
+      rpc: { port: 0 },
+    });
     await importChainFile(config.network, datadir, built.block);
     node = await createNode(config);
     await node.start();

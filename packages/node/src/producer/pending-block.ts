@@ -5,7 +5,6 @@ import type { RpcPendingBlock } from "@strata/protocol";
 import type { Chain } from "../chain/chain.js";
 import type { PosEngine } from "../consensus/engine.js";
 import type { BlockExecutor } from "../execution/block-executor.js";
-import type { HeavyTask } from "../execution/heavy-tasks.js";
 import { type RunLimit, runLimit } from "../execution/run-limits.js";
 import { formatBlock } from "../rpc/format/block.js";
 import type { TxPool } from "../txpool/tx-pool.js";
@@ -25,10 +24,15 @@ export type PendingRead =
   | { readonly kind: "balance" | "nonce" | "code"; readonly address: string }
   | { readonly kind: "storage"; readonly address: string; readonly slot: Uint8Array };
 
+/** A job about the pending block that execution workers run: a state read, or the block as JSON. */
+export type PendingTask =
+  | { readonly kind: "pendingRead"; readonly pending: PendingContext; readonly read: PendingRead }
+  | { readonly kind: "pendingBlock"; readonly pending: PendingContext; readonly full: boolean };
+
 /** The execution workers the pending block is made on (see {@link CallWorkerPool}). */
 export interface PendingOffload {
   hasWorkers(): boolean;
-  run(task: HeavyTask, limit: RunLimit): Promise<unknown>;
+  run(task: PendingTask, limit: RunLimit): Promise<unknown>;
 }
 
 /** Where the pending block's parts come from. */

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
+import type { ReporterSettings } from "../config/reporter-settings.js";
 import { devFeedSeries } from "./dev-feed.js";
 import { PriceReporter } from "./price-reporter.js";
-import type { ReporterSettings } from "./reporter-config.js";
 
 /** The node's own reporter: sends its transactions to the node's JSON-RPC endpoint like any client. */
 export function createBuiltinReporter(

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { type FeedFile, type FeedSeries, resolveFeed } from "./feed.js";
+import type { FeedSeries } from "../config/reporter-settings.js";
+import { type FeedFile, resolveFeed } from "./feed.js";
 
 /**
  * The dev network's built-in feed: historical daily closes of BTC, ETH, SOL and BNB (the CSV files

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parsePriceCsv } from "@strata/predictor";
 import { z } from "zod";
+import type { FeedSeries } from "../config/reporter-settings.js";
 import { seededNormal } from "./random.js";
 
 /** A simulated daily series: geometric random walk with the given daily volatility, seeded. */
@@ -24,12 +25,6 @@ const FeedAsset = z.union([
 export const FeedFile = z.strictObject({ assets: z.array(FeedAsset).min(1) });
 /** A parsed feed file. */
 export type FeedFile = z.output<typeof FeedFile>;
-
-/** One asset's daily closes, oldest first, before re-dating. */
-export interface FeedSeries {
-  readonly symbol: string;
-  readonly closes: readonly number[];
-}
 
 /** A feed file that cannot be read or is malformed. */
 export class FeedError extends Error {}

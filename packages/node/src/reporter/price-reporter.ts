@@ -15,7 +15,8 @@ import {
   type WalletClient,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { Continuation, dailyVolatility, type FeedSeries, type Observation, redate } from "./feed.js";
+import type { FeedSeries } from "../config/reporter-settings.js";
+import { Continuation, dailyVolatility, type Observation, redate } from "./feed.js";
 import { seedOf } from "./random.js";
 
 /** How a {@link PriceReporter} runs. */

@@ -7,12 +7,14 @@ import type { SenderRecovery } from "../crypto/sender-recovery.js";
 import { NotFoundError } from "../errors/domain-errors.js";
 import type { CallExecutor } from "../execution/call-executor.js";
 import type { HeavyExecution } from "../execution/heavy-execution.js";
+import type { FeeOracle } from "../fees/fee-oracle.js";
 import type { TransactionForwarder } from "../follower/forwarding.js";
 import type { DePINNodeService } from "../modules/depin/depin-nodes.js";
 import type { PredictionService } from "../modules/oracle/prediction-service.js";
 import type { StakingService } from "../modules/staking/staking-service.js";
 import type { BlockProducer } from "../producer/block-producer.js";
 import type { PendingBlocks } from "../producer/pending-block.js";
+import type { TransactionFiller } from "../transactions/transaction-filler.js";
 import type { TxPool } from "../txpool/tx-pool.js";
 import type { FilterManager } from "./filters/filter-manager.js";
 import type { SubscriptionManager } from "./subscriptions/subscription-manager.js";
@@ -26,6 +28,10 @@ export interface RpcServices {
   /** The block the node would build next (`pending`). */
   readonly pending: PendingBlocks;
   readonly calls: CallExecutor;
+  /** Suggested fees and fee history (`eth_gasPrice`, `eth_maxPriorityFeePerGas`, `eth_feeHistory`). */
+  readonly fees: FeeOracle;
+  /** Transaction defaults of `eth_sendTransaction`, `eth_signTransaction` and `eth_fillTransaction`. */
+  readonly filler: TransactionFiller;
   /** Worker threads recovering the senders of submitted transactions; undefined: recovered in-thread. */
   readonly senderRecovery: SenderRecovery | undefined;
   readonly subscriptions: SubscriptionManager;

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createNodeConfig } from "../../config/node-config.js";
+import { datadirNetwork } from "../../import/datadir-network.js";
 import { importChainFile } from "../../import/import-chain.js";
 import { initDatadir } from "../../import/init-datadir.js";
 import { createNode } from "../../node.js";
@@ -64,6 +65,7 @@ export async function replayFixtures(options: ReplayOptions): Promise<ReplayRepo
     // The fixtures call testing_buildBlockV1, which a network without dev accounts serves only when
     // asked (as hive starts geth with its testing API on).
     const config = createNodeConfig({
+      network: datadirNetwork(datadir),
       datadir,
       logLevel: "silent",
       rpc: { port: options.port ?? 0, testingMethods: true },

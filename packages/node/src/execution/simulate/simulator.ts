@@ -67,8 +67,6 @@ export interface SimulatorDeps {
   /** Total gas all calls of one request may use (0: unlimited). */
   readonly gasCap: bigint;
   readonly timeoutMs: number;
-  /** Bounds the whole simulation, checked inside the interpreter (default: `timeoutMs` from its start). */
-  readonly limit?: RunLimit;
 }
 
 /** What every block of one simulation shares. */
@@ -99,8 +97,11 @@ interface PlannedBlock {
 export class Simulator {
   constructor(private readonly deps: SimulatorDeps) {}
 
-  /** Runs `options` on top of `base`. */
-  async simulate(options: SimulateOptions, base: Block): Promise<SimulatedBlock[]> {
+  /**
+   * Runs `options` on top of `base`, within `limit` (checked inside the interpreter; default:
+   * `timeoutMs` from the start).
+   */
+  async simulate(options: SimulateOptions, base: Block, limit?: RunLimit): Promise<SimulatedBlock[]> {
     checkLimits(options);
     const plan = planBlocks(options.blockStateCalls, base);
     const run: SimulationRun = {
@@ -109,7 +110,7 @@ export class Simulator {
       chainView: new SimulatedChainView(this.deps.chainView),
       budget: { remaining: this.deps.gasCap > 0n ? this.deps.gasCap : 2n ** 64n - 1n },
       deadline: performance.now() + this.deps.timeoutMs,
-      limit: this.deps.limit ?? runLimit(this.deps.timeoutMs),
+      limit: limit ?? runLimit(this.deps.timeoutMs),
     };
     await enforceRunLimits();
     const results: SimulatedBlock[] = [];

@@ -1,8 +1,8 @@
 import { type Hex, hexToBytes } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chainConfigResponse, forkId } from "../../../config/fork-config.js";
 import { rpc } from "../../../e2e/clients.js";
 import { startTestNode, type TestNode } from "../../../testing/test-node.js";
-import { chainConfigResponse, forkId } from "./fork-config.js";
 
 /** Ethereum mainnet's fork schedule, as in its genesis config. */
 const MAINNET = {

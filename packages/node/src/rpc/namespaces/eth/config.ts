@@ -1,7 +1,7 @@
 import { toData, toQuantity } from "@strata/protocol";
+import { chainConfigResponse, type GenesisConfig } from "../../../config/fork-config.js";
 import { defineMethods } from "../../registry.js";
 import type { RpcServices } from "../../services.js";
-import { chainConfigResponse, type GenesisConfig } from "./fork-config.js";
 
 /** One kind of history in `eth_capabilities`: this archive node keeps every kind from genesis on. */
 const FROM_GENESIS = { disabled: false, oldestBlock: "0x0" } as const;

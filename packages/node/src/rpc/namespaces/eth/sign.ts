@@ -1,11 +1,10 @@
-import { Capability, createTx, type TypedTransaction, type TypedTxData } from "@ethereumjs/tx";
+import { Capability, type TypedTransaction } from "@ethereumjs/tx";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
-import { type CallRequest, type Hex, toData, toQuantity } from "@strata/protocol";
+import { type Hex, toData, toQuantity } from "@strata/protocol";
 import { keccak256 } from "../../../crypto/keccak.js";
-import { ExecutionError, TxPoolError } from "../../../errors/domain-errors.js";
+import { TxPoolError } from "../../../errors/domain-errors.js";
 import { defineMethods } from "../../registry.js";
 import type { RpcServices } from "../../services.js";
-import { suggestedTip } from "./fees.js";
 
 const ZERO_ADDRESS = `0x${"00".repeat(20)}` as Hex;
 
@@ -19,67 +18,6 @@ function keyOf(services: RpcServices, address: string): Uint8Array {
 function personalMessageHash(message: Uint8Array): Uint8Array {
   const prefix = new TextEncoder().encode(`\x19Ethereum Signed Message:\n${message.length}`);
   return keccak256(Buffer.concat([prefix, message]));
-}
-
-/** Fills the fields a transaction request leaves out, as geth's `setDefaults`, and builds the unsigned transaction. */
-async function fill(services: RpcServices, request: CallRequest): Promise<TypedTransaction> {
-  const { chain, pool, calls, config } = services;
-  const chainId = BigInt(config.network.chainId);
-  if (request.chainId !== undefined && request.chainId !== chainId) {
-    throw new ExecutionError(`chainId does not match node's (have=${request.chainId}, want=${chainId})`);
-  }
-  const input = request.input ?? request.data ?? "0x";
-  if (!request.to && input === "0x") throw new ExecutionError("contract creation without any data provided");
-  const from = request.from ?? ZERO_ADDRESS;
-  const head = chain.head;
-  const baseFee = head.header.baseFeePerGas;
-  const gasPrice = request.gasPrice;
-  const tip = request.maxPriorityFeePerGas ?? suggestedTip();
-  const maxFeePerGas = request.maxFeePerGas ?? tip + 2n * (baseFee ?? 0n);
-  if (gasPrice === undefined && maxFeePerGas < tip) {
-    throw new ExecutionError(`maxFeePerGas (${maxFeePerGas}) < maxPriorityFeePerGas (${tip})`);
-  }
-  const fees = gasPrice !== undefined ? { gasPrice } : { maxFeePerGas, maxPriorityFeePerGas: tip };
-  const account = await chain.account(head, from);
-  const nonce = request.nonce ?? pool.pendingNonce(from, account?.nonce ?? 0n);
-  // Estimated where the transaction lands, as eth_estimateGas without a tag.
-  const gasLimit =
-    request.gas ??
-    (await calls.estimateGas({ ...request, ...fees, nonce }, await services.pending.callBlock()));
-  const base = {
-    nonce,
-    gasLimit,
-    value: request.value ?? 0n,
-    data: input,
-    ...(request.to ? { to: request.to } : {}),
-  };
-  let data: TypedTxData;
-  if (gasPrice !== undefined) data = { ...base, type: 0, gasPrice };
-  else if (request.authorizationList) {
-    data = {
-      ...base,
-      maxFeePerGas,
-      maxPriorityFeePerGas: tip,
-      type: 4,
-      accessList: request.accessList ?? [],
-      authorizationList: request.authorizationList.map((a) => ({
-        chainId: toQuantity(a.chainId),
-        address: a.address,
-        nonce: toQuantity(a.nonce),
-        yParity: toQuantity(a.yParity),
-        r: toQuantity(a.r),
-        s: toQuantity(a.s),
-      })),
-    } as TypedTxData;
-  } else
-    data = {
-      ...base,
-      maxFeePerGas,
-      maxPriorityFeePerGas: tip,
-      type: 2,
-      accessList: request.accessList ?? [],
-    };
-  return createTx(data, { common: chain.common });
 }
 
 /**
@@ -128,17 +66,9 @@ export const signMethods = defineMethods({
     return toData(Buffer.concat([signature.subarray(1), Buffer.from([27 + signature[0]!])]));
   },
   eth_signTransaction: async ([request], services) => {
-    if (request.gas === undefined) throw new ExecutionError("gas not specified");
-    if (
-      request.gasPrice === undefined &&
-      (request.maxPriorityFeePerGas === undefined || request.maxFeePerGas === undefined)
-    ) {
-      throw new ExecutionError("missing gasPrice or maxFeePerGas/maxPriorityFeePerGas");
-    }
-    if (request.nonce === undefined) throw new ExecutionError("nonce not specified");
+    services.filler.requireSigningFields(request);
     const key = keyOf(services, request.from ?? ZERO_ADDRESS);
-    const tx = await fill(services, request);
-    return signed(tx.sign(key));
+    return signed((await services.filler.unsigned(request)).sign(key));
   },
-  eth_fillTransaction: async ([request], services) => signed(await fill(services, request)),
+  eth_fillTransaction: async ([request], services) => signed(await services.filler.unsigned(request)),
 });

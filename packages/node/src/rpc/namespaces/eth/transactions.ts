@@ -1,4 +1,4 @@
-import { createTx, type TypedTransaction, type TypedTxData } from "@ethereumjs/tx";
+import { createTx, type TypedTransaction } from "@ethereumjs/tx";
 import { TxPoolError } from "../../../errors/domain-errors.js";
 import { decodeRawTransaction } from "../../../txpool/decode.js";
 import { formatReceipt } from "../../format/receipt.js";
@@ -6,7 +6,6 @@ import { formatTransaction } from "../../format/transaction.js";
 import { defineMethods } from "../../registry.js";
 import type { RpcServices } from "../../services.js";
 import { impersonatedTransaction } from "../dev.js";
-import { suggestedTip } from "./fees.js";
 
 function locate(services: RpcServices, hash: string) {
   const store = services.chain.store;
@@ -60,37 +59,7 @@ export const transactionMethods = defineMethods({
     const key = from ? services.devAccounts.get(from) : undefined;
     const impersonated = from !== undefined && services.impersonated.has(from.toLowerCase());
     if (!from || (!key && !impersonated)) throw new TxPoolError("unknown account");
-    const head = services.chain.head;
-    const account = await services.chain.account(head, from);
-    const nonce = request.nonce ?? services.pool.pendingNonce(from, account?.nonce ?? 0n);
-    const gasLimit =
-      request.gas ??
-      (await services.calls.estimateGas({ ...request, nonce }, await services.pending.callBlock()));
-    const input = request.input ?? request.data ?? "0x";
-    const base = {
-      nonce,
-      gasLimit,
-      value: request.value ?? 0n,
-      data: input,
-      ...(request.to ? { to: request.to } : {}),
-    };
-    const baseFee = head.header.calcNextBaseFee();
-    let data: TypedTxData;
-    if (request.gasPrice !== undefined) {
-      data = request.accessList
-        ? { ...base, type: 1, gasPrice: request.gasPrice, accessList: request.accessList }
-        : { ...base, type: 0, gasPrice: request.gasPrice };
-    } else {
-      const tip = request.maxPriorityFeePerGas ?? suggestedTip();
-      const maxFeePerGas = request.maxFeePerGas ?? baseFee * 2n + tip;
-      data = {
-        ...base,
-        type: 2,
-        maxFeePerGas,
-        maxPriorityFeePerGas: tip < maxFeePerGas ? tip : maxFeePerGas,
-        accessList: request.accessList ?? [],
-      };
-    }
+    const data = await services.filler.fill(request);
     if (!key) return submitDecoded(services, impersonatedTransaction(data, from, services));
     const signed = createTx(data, { common: services.chain.common }).sign(key);
     return submit(services, signed.serialize());

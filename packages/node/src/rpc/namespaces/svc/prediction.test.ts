@@ -3,9 +3,9 @@ import { MODEL_VERSION } from "@strata/predictor";
 import { BaseError, ContractFunctionRevertedError, formatUnits } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadNetwork } from "../../../config/network.js";
+import { reporterFromNetwork } from "../../../config/reporter-settings.js";
 import { devAccount, rpc, viemClients } from "../../../e2e/clients.js";
 import { devFeedSeries } from "../../../reporter/dev-feed.js";
-import { reporterFromNetwork } from "../../../reporter/reporter-config.js";
 import { startTestNode, type TestNode } from "../../../testing/test-node.js";
 
 type RpcAnswer = { result?: unknown; error?: { code: number; message: string } };

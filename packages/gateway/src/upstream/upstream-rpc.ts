@@ -1,6 +1,6 @@
 import { type AnyRpcCall, RpcError, rpcBatch, type Settled } from "@strata/protocol";
 import { UpstreamUnavailableError } from "../errors.js";
-import type { UpstreamPool } from "../upstream/upstream-pool.js";
+import type { UpstreamPool } from "./upstream-pool.js";
 
 /** A JSON-RPC error answered by an upstream node, passed on to the client unchanged. */
 export class UpstreamRpcError extends RpcError {

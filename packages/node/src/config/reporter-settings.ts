@@ -2,7 +2,6 @@ import { bytesToHex } from "@ethereumjs/util";
 import type { Hex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { z } from "zod";
-import type { FeedSeries } from "./feed.js";
 
 /**
  * The `reporter` section of a network file: the built-in price reporter that `strata node` runs on
@@ -19,6 +18,12 @@ export const ReporterSection = z.strictObject({
 });
 /** A parsed `reporter` section. */
 export type ReporterSection = z.output<typeof ReporterSection>;
+
+/** One asset's daily closes, oldest first, before re-dating. */
+export interface FeedSeries {
+  readonly symbol: string;
+  readonly closes: readonly number[];
+}
 
 /** Settings of the node's built-in price reporter. */
 export interface ReporterSettings {

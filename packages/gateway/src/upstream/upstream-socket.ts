@@ -1,5 +1,5 @@
 import WebSocket from "ws";
-import type { AnswerObject } from "../rpc/upstream-rpc.js";
+import type { AnswerObject } from "./upstream-rpc.js";
 
 /** A subscription notification as a node sends it. */
 export interface UpstreamNotification {
