@@ -178,6 +178,29 @@ describe("eth_call on worker threads", () => {
     );
   });
 
+  it("does not count a worker's start against a call's time limit", async () => {
+    // A call posted as a fresh pool starts waits for a worker: a limit shorter than the start must
+    // still give the call its whole time once the worker is ready.
+    const fresh = new CallWorkerPool(
+      {
+        chaindata: join(datadir, "chaindata"),
+        network: t.node.config.network,
+        gasCap: t.node.config.rpc.gasCap,
+        maxQueueWaitMs: t.node.config.rpc.maxQueueWaitMs,
+        evmTimeoutMs: t.node.config.rpc.evmTimeoutMs,
+        traceLimits: DEFAULT_TRACE_LIMITS,
+      },
+      1,
+    );
+    try {
+      const stored = t.node.chain.blockByNumber(t.node.chain.head.header.number)!;
+      const answer = await fresh.call(CallRequest.parse(balanceOf(HOLDER)), stored, runLimit(300));
+      expect(BigInt(ok(answer))).toBe(1000n);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("leaves a block it cannot see to the caller", async () => {
     const head = t.node.chain.head;
     const unknown = createBlock(

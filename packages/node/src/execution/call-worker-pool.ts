@@ -161,6 +161,8 @@ export class CallWorkerPool implements CallOffload {
   ): Promise<CallWorkerAnswer | undefined> {
     this.start();
     let slot = this.pick();
+    // The time left on arrival: waiting for a worker to start does not count against the run.
+    const budget = timeLeft(limit);
     while (!slot && !this.closed && this.slots.some((candidate) => !candidate.gone)) {
       // Starting workers: the job waits for the first to be ready (its queue wait counts from then).
       await Promise.race(
@@ -178,7 +180,7 @@ export class CallWorkerPool implements CallOffload {
     signal?.addEventListener("abort", callOff, { once: true });
     return new Promise<CallWorkerAnswer | undefined>((resolve, reject) => {
       chosen.pending.set(id, { resolve, reject });
-      chosen.worker.postMessage(make(id, timeLeft(limit), postedAt));
+      chosen.worker.postMessage(make(id, budget, postedAt));
     }).finally(() => signal?.removeEventListener("abort", callOff));
   }
 
