@@ -1,5 +1,5 @@
 /** Name and revision of the forecasting model; changes whenever its forecasts would change. */
-export const MODEL_VERSION = "strata-garch-ewma-fhs-2";
+export const MODEL_VERSION = "strata-garch-ewma-fhs-3";
 
 /** Nominal coverage of the prediction interval. */
 export const INTERVAL_COVERAGE = 0.8;
@@ -18,7 +18,13 @@ export const QUANTILE_LEVELS = [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95] as const;
 export const MIN_HISTORY_DAYS = 30;
 
 /** The conditional-variance models the forecaster can run. */
-export type VolatilityModelName = "garch-t" | "ewma" | "garch-t+ewma";
+export type VolatilityModelName =
+  | "garch-t"
+  | "ewma"
+  | "garch-t+ewma"
+  | "har"
+  | "garch-t+har"
+  | "garch-t+ewma+har";
 
 /** Tunable constants of the model. */
 export interface ModelParameters {
@@ -34,6 +40,11 @@ export interface ModelParameters {
   badTickThreshold: number;
   /** Half-life (days) of the long-run variance level the volatility regimes are measured against. */
   longRunHalfLife: number;
+  /**
+   * Half-life (days) of the reversion of the h-day variance towards the long-run level, on top of
+   * the volatility model's own term structure (Infinity: none).
+   */
+  varianceReversionHalfLife: number;
   /** Volatility ratio (current / long-run standard deviation) below which the regime is calm. */
   calmBelow: number;
   /** Volatility ratio above which the regime is turbulent. */
@@ -82,7 +93,8 @@ export const DEFAULT_MODEL_PARAMETERS: Readonly<ModelParameters> = Object.freeze
   garchRefitEvery: 91,
   garchPoolingCount: 730,
   badTickThreshold: 6,
-  longRunHalfLife: 365,
+  longRunHalfLife: 180,
+  varianceReversionHalfLife: 30,
   calmBelow: 0.8,
   turbulentAbove: 1.25,
   coverageStep: 0.02,
