@@ -108,7 +108,8 @@ export function volatilityEngine(parameters: Readonly<ModelParameters>): Volatil
  *
  * Model, per horizon h:
  * - scale: √(variance of the h-day log change) from GARCH(1,1)-t fitted by maximum likelihood
- *   (pooled shape for short histories) or EWMA, fed through a bad-tick filter;
+ *   (pooled shape for short histories), EWMA or HAR, fed through a bad-tick filter, and pulled
+ *   towards the long-run variance level over the horizon;
  * - median: "no change" unless a drift candidate has beaten it significantly on this series' own
  *   resolved forecasts;
  * - shape: the empirical distribution of past standardised residuals (filtered historical

@@ -85,7 +85,12 @@ export interface ModelParameters {
  * GARCH-t alone 0.993 / 0.984 / 0.982, EWMA alone 1.001 / 0.981 / 0.964, their mean 0.993 / 0.977 /
  * 0.962 (kept); keeping all residuals scored slightly better than the last 1,000; one volatility
  * regime instead of three widened the turbulent tercile's coverage at 7 days (0.89 against 0.85).
- * (Compared with a rounded pooled GARCH shape, later replaced by the fitted one.)
+ * (Compared with a rounded pooled GARCH shape, later replaced by the fitted one.) Then, on the
+ * same origins: reverting the h-day variance towards a 180-day long-run level with a 30-day
+ * half-life moved the ratios from 0.992 / 0.979 / 0.961 to 0.992 / 0.977 / 0.954 (kept); adding
+ * HAR on daily squared returns with equal weight gave 0.990 / 0.979 / 0.955 (no net gain), and
+ * weighting the members by past log scores was worse than equal weights (docs/oracle.md lists
+ * every candidate).
  */
 export const DEFAULT_MODEL_PARAMETERS: Readonly<ModelParameters> = Object.freeze({
   volatilityModel: "garch-t+ewma",
