@@ -16,6 +16,7 @@ import {
   CombinedVolatility,
   EwmaVolatility,
   GarchVolatility,
+  HarVolatility,
   type VolatilityEngine,
 } from "./volatility.js";
 
@@ -57,6 +58,22 @@ const LOG_BAND_HIGH = Math.log(1 + HIT_TOLERANCE);
 const LOWER_INDEX = QUANTILE_LEVELS.indexOf(0.1);
 const UPPER_INDEX = QUANTILE_LEVELS.indexOf(0.9);
 
+/**
+ * The engine's h-day variance pulled towards the long-run daily variance `longRun`: the mean daily
+ * variance over the horizon keeps the share (1 − φʰ) / (h·(1 − φ)) of its distance from the
+ * long-run level (the mean of φᵏ over the horizon, φ the per-day decay; φ = 1 leaves it unchanged).
+ */
+export function revertedHorizonVariance(
+  variance: number,
+  longRun: number,
+  horizon: number,
+  decay: number,
+): number {
+  if (decay >= 1) return variance;
+  const kept = (1 - decay ** horizon) / (horizon * (1 - decay));
+  return horizon * (longRun + kept * (variance / horizon - longRun));
+}
+
 /** The conditional-variance engine named by the parameters. */
 export function volatilityEngine(parameters: Readonly<ModelParameters>): VolatilityEngine {
   const garch = () =>
@@ -64,6 +81,8 @@ export function volatilityEngine(parameters: Readonly<ModelParameters>): Volatil
       refitEvery: parameters.garchRefitEvery,
       poolingCount: parameters.garchPoolingCount,
     });
+  const har = () =>
+    new HarVolatility({ refitEvery: parameters.garchRefitEvery, poolingCount: parameters.garchPoolingCount });
   switch (parameters.volatilityModel) {
     case "ewma":
       return new EwmaVolatility(parameters.ewmaDecay);
@@ -71,6 +90,12 @@ export function volatilityEngine(parameters: Readonly<ModelParameters>): Volatil
       return garch();
     case "garch-t+ewma":
       return new CombinedVolatility([garch(), new EwmaVolatility(parameters.ewmaDecay)]);
+    case "har":
+      return har();
+    case "garch-t+har":
+      return new CombinedVolatility([garch(), har()]);
+    case "garch-t+ewma+har":
+      return new CombinedVolatility([garch(), new EwmaVolatility(parameters.ewmaDecay), har()]);
   }
 }
 
@@ -83,7 +108,8 @@ export function volatilityEngine(parameters: Readonly<ModelParameters>): Volatil
  *
  * Model, per horizon h:
  * - scale: √(variance of the h-day log change) from GARCH(1,1)-t fitted by maximum likelihood
- *   (pooled shape for short histories) or EWMA, fed through a bad-tick filter;
+ *   (pooled shape for short histories), EWMA or HAR, fed through a bad-tick filter, and pulled
+ *   towards the long-run variance level over the horizon;
  * - median: "no change" unless a drift candidate has beaten it significantly on this series' own
  *   resolved forecasts;
  * - shape: the empirical distribution of past standardised residuals (filtered historical
@@ -104,6 +130,7 @@ export class Forecaster implements DistributionForecaster {
   readonly #widths: RegimeWidths;
   readonly #calibrator: IsotonicCalibrator;
   readonly #pending = new Map<number, PendingForecast>();
+  readonly #reversion: number;
   #last: DailyClose | undefined;
   #latest: LogForecast | undefined;
 
@@ -115,6 +142,7 @@ export class Forecaster implements DistributionForecaster {
     this.#horizon = horizon;
     this.#volatility = new BadTickFilter(volatilityEngine(parameters), parameters.badTickThreshold);
     this.#longRun = new BiasCorrectedAverage(halfLifeDecay(parameters.longRunHalfLife));
+    this.#reversion = halfLifeDecay(parameters.varianceReversionHalfLife);
     this.#candidates = [
       new EwmaDrift(parameters.driftHalfLife),
       new DampedTrend(parameters.trendAlpha, parameters.trendBeta, parameters.trendDamping),
@@ -186,7 +214,9 @@ export class Forecaster implements DistributionForecaster {
     const choice = this.#selector.choose();
     const change = choice.index < 0 ? 0 : choice.weight * candidates[choice.index]!;
     const engine = this.#volatility.engine;
-    const scale = Math.sqrt(engine.horizonVariance(horizon));
+    const scale = Math.sqrt(
+      revertedHorizonVariance(engine.horizonVariance(horizon), this.#longRun.value, horizon, this.#reversion),
+    );
     const regime = this.#widths.regimeOf(Math.sqrt(engine.nextVariance / this.#longRun.value));
     const spread = scale * this.#widths.width(regime);
     const quantiles = QUANTILE_LEVELS.map((p) => change + spread * this.#residuals.quantile(p));

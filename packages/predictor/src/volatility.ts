@@ -7,6 +7,17 @@ import {
   meanSquare,
   pooledShape,
 } from "./garch.js";
+import {
+  coordinatesToHarShape,
+  DEFAULT_HAR_SHAPE,
+  fitHar,
+  HAR_WINDOWS,
+  HarComponents,
+  type HarShape,
+  harHorizonVariance,
+  harOmega,
+  harShapeToCoordinates,
+} from "./har.js";
 
 /** Floor of the daily variance (a 0.01 % daily move), so a flat series still has a finite scale. */
 export const MIN_DAILY_VARIANCE = 1e-8;
@@ -176,6 +187,93 @@ export class GarchVolatility implements VolatilityEngine {
     for (const r of window) variance = params.omega + params.alpha * r * r + params.beta * variance;
     this.#params = params;
     this.#variance = variance;
+    this.#sinceFit = 0;
+  }
+}
+
+/**
+ * HAR variance on daily squared returns (1-, 5- and 22-day means): with daily closes only there is
+ * no intraday realised variance, so the squared daily return stands in for it. The weights are
+ * refitted by quasi-maximum likelihood (variance targeting) every `refitEvery` returns on the
+ * latest `fitWindow` returns and shrunk towards {@link DEFAULT_HAR_SHAPE} for short histories;
+ * between refits the components roll forward with each return.
+ */
+export class HarVolatility implements VolatilityEngine {
+  readonly #settings: GarchSettings;
+  readonly #returns: number[] = [];
+  #shape: HarShape = DEFAULT_HAR_SHAPE;
+  #omega = 0;
+  #components = new HarComponents(0);
+  #sinceFit = 0;
+
+  /** @param settings refit cadence, fit window and pooling weight (the `pooled` GARCH shape is not used). */
+  constructor(settings: Partial<GarchSettings> = {}) {
+    this.#settings = { ...DEFAULT_GARCH_SETTINGS, ...settings };
+  }
+
+  /** Weights in use. */
+  get shape(): HarShape {
+    return this.#shape;
+  }
+
+  get ready(): boolean {
+    return this.#returns.length > 0;
+  }
+
+  get nextVariance(): number {
+    return Math.max(this.#components.next(this.#shape, this.#omega), MIN_DAILY_VARIANCE);
+  }
+
+  update(dailyReturn: number): void {
+    this.#returns.push(dailyReturn);
+    this.#components.add(dailyReturn * dailyReturn);
+    this.#sinceFit += 1;
+    if (this.#sinceFit >= this.#settings.refitEvery || this.#returns.length <= MIN_FIT_RETURNS) this.#refit();
+  }
+
+  horizonVariance(horizon: number): number {
+    const total = harHorizonVariance(this.#components, this.#shape, this.#omega, horizon);
+    return Math.max(total, horizon * MIN_DAILY_VARIANCE);
+  }
+
+  snapshot(): unknown {
+    return {
+      length: this.#returns.length,
+      shape: this.#shape,
+      omega: this.#omega,
+      components: this.#components.copy(),
+      sinceFit: this.#sinceFit,
+    };
+  }
+
+  restore(state: unknown): void {
+    const s = state as {
+      length: number;
+      shape: HarShape;
+      omega: number;
+      components: HarComponents;
+      sinceFit: number;
+    };
+    this.#returns.length = s.length;
+    this.#shape = s.shape;
+    this.#omega = s.omega;
+    this.#components = s.components.copy();
+    this.#sinceFit = s.sinceFit;
+  }
+
+  #refit(): void {
+    const { fitWindow, poolingCount } = this.#settings;
+    const window = this.#returns.slice(-fitWindow);
+    const own = window.length >= MIN_FIT_RETURNS ? fitHar(window, this.#shape) : DEFAULT_HAR_SHAPE;
+    const w = window.length / (window.length + poolingCount);
+    const a = harShapeToCoordinates(own);
+    const b = harShapeToCoordinates(DEFAULT_HAR_SHAPE);
+    this.#shape = coordinatesToHarShape(a.map((x, i) => w * x + (1 - w) * b[i]!));
+    const v = Math.max(meanSquare(window), MIN_DAILY_VARIANCE);
+    this.#omega = harOmega(this.#shape, v);
+    const components = new HarComponents(v);
+    for (const r of window.slice(-HAR_WINDOWS[2])) components.add(r * r);
+    this.#components = components;
     this.#sinceFit = 0;
   }
 }
