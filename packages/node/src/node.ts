@@ -136,10 +136,14 @@ export async function createNode(
   if (engine && finality) {
     engine.attachFinality(finality);
     // Every new head: remember its seal (double-seal detection) and vote for it with the local keys.
+    // Of blocks committed together (a reorg's branch, a dev mining run) only the last, the head, is
+    // voted for here: only the head's child can still carry an attestation, and the producer signed
+    // its own blocks' votes as it built each one's child.
     chain.events.on("newHead", ({ block }) => {
+      const isHead = block === chain.head;
       void finality
         .onImportedHeader(block.header)
-        .then(() => finality.signLocalVotes(block.header))
+        .then(() => (isHead ? finality.signLocalVotes(block.header) : undefined))
         .catch((error: unknown) => logger.warn({ err: error }, "finality vote failed"));
     });
   }
