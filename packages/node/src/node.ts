@@ -35,6 +35,7 @@ import { PredictionService } from "./modules/oracle/prediction-service.js";
 import { StakingService } from "./modules/staking/staking-service.js";
 import { P2PNetwork } from "./network/p2p-network.js";
 import { BlockProducer } from "./producer/block-producer.js";
+import { DevSnapshots } from "./producer/dev-snapshots.js";
 import { PendingBlocks } from "./producer/pending-block.js";
 import { createBuiltinReporter } from "./reporter/builtin-reporter.js";
 import type { PriceReporter } from "./reporter/price-reporter.js";
@@ -257,6 +258,7 @@ export async function createNode(
     chain,
     pool,
     producer,
+    snapshots: new DevSnapshots({ chain, producer, pool, finality }),
     pending,
     senderRecovery,
     calls,
