@@ -35,6 +35,7 @@ import { PredictionService } from "./modules/oracle/prediction-service.js";
 import { StakingService } from "./modules/staking/staking-service.js";
 import { P2PNetwork } from "./network/p2p-network.js";
 import { BlockProducer } from "./producer/block-producer.js";
+import { DevSnapshots } from "./producer/dev-snapshots.js";
 import { PendingBlocks } from "./producer/pending-block.js";
 import { createBuiltinReporter } from "./reporter/builtin-reporter.js";
 import type { PriceReporter } from "./reporter/price-reporter.js";
@@ -136,10 +137,14 @@ export async function createNode(
   if (engine && finality) {
     engine.attachFinality(finality);
     // Every new head: remember its seal (double-seal detection) and vote for it with the local keys.
+    // Of blocks committed together (a reorg's branch, a dev mining run) only the last, the head, is
+    // voted for here: only the head's child can still carry an attestation, and the producer signed
+    // its own blocks' votes as it built each one's child.
     chain.events.on("newHead", ({ block }) => {
+      const isHead = block === chain.head;
       void finality
         .onImportedHeader(block.header)
-        .then(() => finality.signLocalVotes(block.header))
+        .then(() => (isHead ? finality.signLocalVotes(block.header) : undefined))
         .catch((error: unknown) => logger.warn({ err: error }, "finality vote failed"));
     });
   }
@@ -253,6 +258,7 @@ export async function createNode(
     chain,
     pool,
     producer,
+    snapshots: new DevSnapshots({ chain, producer, pool, finality }),
     pending,
     senderRecovery,
     calls,

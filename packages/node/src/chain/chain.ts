@@ -10,7 +10,7 @@ import { followHead } from "../execution/common.js";
 import { buildGenesisBlock } from "../execution/genesis.js";
 import type { StateFactory } from "../execution/state-factory.js";
 import type { BoundedStructure } from "../metrics/bounded-structure.js";
-import type { ChainStore } from "../storage/chain-store.js";
+import type { BlockCommit, ChainStore, CheckpointHashes } from "../storage/chain-store.js";
 import type { StoredReceipt } from "../storage/records.js";
 import type { TrieDatabase } from "../storage/trie-db.js";
 import { BlockLogsCache } from "./block-logs-cache.js";
@@ -28,11 +28,20 @@ export interface Reorg {
   readonly added: readonly NewHead[];
 }
 
-/** The chain's events. A reorg is announced as `reorg`, then `newHead` for each added block in order. */
+/**
+ * The chain's events. A reorg is announced as `reorg`, then `newHead` for each added block in order
+ * (a rewind, dev's `evm_revert`, adds none).
+ */
 export interface ChainEvents {
   newHead: NewHead;
   pendingTransaction: TypedTransaction;
   reorg: Reorg;
+}
+
+/** A point of the canonical chain to come back to: its head and the checkpoints it had. */
+export interface ChainMark {
+  readonly head: Block;
+  readonly checkpoints: Checkpoints | undefined;
 }
 
 /** Raised when a datadir holds another network's chain. */
@@ -234,17 +243,10 @@ export class Chain {
     await this.store.switchBranch(
       removed.map((r) => r.block),
       branch,
-      checkpoints
-        ? { justified: checkpoints.justified.hash, finalized: checkpoints.finalized.hash }
-        : undefined,
+      checkpoints ? checkpointHashes(checkpoints) : undefined,
     );
     this.checkpointState = checkpoints;
-    const head = branch[branch.length - 1]!;
-    this.headBlock = head;
-    followHead(this.common, head.header.number, head.header.timestamp);
-    this.headStateManager = undefined;
-    this.headAccounts = new Map();
-    this.headReads = new Map();
+    this.adoptHead(branch[branch.length - 1]!);
     const reorg = { removed, added };
     this.events.emit("reorg", reorg);
     for (const newHead of added) this.events.emit("newHead", newHead);
@@ -255,30 +257,96 @@ export class Chain {
    * Commits a built block as the new head (one storage transaction, with the checkpoints it
    * advances) and announces it.
    */
-  async commit(built: BuiltBlock): Promise<void> {
-    let checkpoints = this.checkpointState;
-    if (checkpoints) {
-      const { header } = built.block;
-      const parent = equalsBytes(header.parentHash, this.headBlock.hash())
-        ? this.headBlock
-        : this.store.blockByHash(header.parentHash);
-      if (parent) checkpoints = advanceCheckpoints(checkpoints, header, parent.header);
-    }
-    await this.store.commitBlock(
-      checkpoints && checkpoints !== this.checkpointState
-        ? {
-            ...built,
-            checkpoints: { justified: checkpoints.justified.hash, finalized: checkpoints.finalized.hash },
-          }
-        : built,
-    );
-    this.checkpointState = checkpoints;
-    this.headBlock = built.block;
-    followHead(this.common, built.block.header.number, built.block.header.timestamp);
-    this.headStateManager = undefined;
-    // The accounts the block changed are known as they now stand: reads of them skip the trie.
-    this.headAccounts = new Map(built.accounts);
-    this.headReads = new Map();
-    this.events.emit("newHead", { block: built.block, receipts: built.receipts });
+  commit(built: BuiltBlock): Promise<void> {
+    return this.commitRun([built]);
   }
+
+  /**
+   * Commits a run of built blocks (each the child of the one before, the first a child of the head)
+   * in one storage transaction, with the checkpoints they advance, then announces each as a new
+   * head in order. The last becomes the head.
+   */
+  async commitRun(run: readonly BuiltBlock[]): Promise<void> {
+    const last = run[run.length - 1];
+    if (!last) return;
+    let checkpoints = this.checkpointState;
+    const commits: BlockCommit[] = [];
+    let parent: Block | undefined = this.headBlock;
+    for (const built of run) {
+      const { header } = built.block;
+      const before = checkpoints;
+      if (checkpoints) {
+        if (!parent || !equalsBytes(header.parentHash, parent.hash()))
+          parent = this.store.blockByHash(header.parentHash);
+        if (parent) checkpoints = advanceCheckpoints(checkpoints, header, parent.header);
+      }
+      commits.push(
+        checkpoints && checkpoints !== before
+          ? { ...built, checkpoints: checkpointHashes(checkpoints) }
+          : built,
+      );
+      parent = built.block;
+    }
+    await this.store.commitBlocks(commits);
+    this.checkpointState = checkpoints;
+    this.adoptHead(last.block);
+    // The accounts the last block changed are known as they now stand: reads of them skip the trie.
+    this.headAccounts = new Map(last.accounts);
+    for (const built of run) this.events.emit("newHead", { block: built.block, receipts: built.receipts });
+  }
+
+  /** Where the chain stands now, to come back to with {@link Chain.rewind} (dev: `evm_snapshot`). */
+  mark(): ChainMark {
+    return { head: this.headBlock, checkpoints: this.checkpointState };
+  }
+
+  /** The chain as it stood at genesis (dev: `anvil_reset`). */
+  genesisMark(): ChainMark {
+    const genesis = { number: 0n, hash: this.genesis.hash() };
+    return {
+      head: this.genesis,
+      checkpoints: this.checkpointState ? { justified: genesis, finalized: genesis } : undefined,
+    };
+  }
+
+  /**
+   * Makes `mark`'s head, a canonical block, the head again with the checkpoints it had (dev:
+   * `evm_revert`, `anvil_reset`; unlike fork choice it crosses the finalized block): one storage
+   * transaction drops every canonical block above it, with its indexes and receipts, then `reorg`
+   * is announced with those blocks removed and none added. Returns what was removed.
+   */
+  async rewind(mark: ChainMark): Promise<Reorg> {
+    const target = mark.head;
+    const canonical = this.store.canonicalHash(target.header.number);
+    if (!canonical || !equalsBytes(canonical, target.hash()))
+      throw new Error(`block ${target.header.number} to rewind to is not canonical`);
+    const removed: NewHead[] = [];
+    for (let n = target.header.number + 1n; n <= this.headBlock.header.number; n++) {
+      const block = this.store.blockByNumber(n)!;
+      removed.push({ block, receipts: this.store.receipts(block.hash()) ?? [] });
+    }
+    await this.store.rewind(
+      removed.map((r) => r.block),
+      target,
+      mark.checkpoints ? checkpointHashes(mark.checkpoints) : undefined,
+    );
+    this.checkpointState = mark.checkpoints;
+    this.adoptHead(target);
+    const reorg = { removed, added: [] };
+    this.events.emit("reorg", reorg);
+    return reorg;
+  }
+
+  /** Makes `head` the head block in memory (its storage commit has landed): rules and head caches follow it. */
+  private adoptHead(head: Block): void {
+    this.headBlock = head;
+    followHead(this.common, head.header.number, head.header.timestamp);
+    this.headStateManager = undefined;
+    this.headAccounts = new Map();
+    this.headReads = new Map();
+  }
+}
+
+function checkpointHashes(checkpoints: Checkpoints): CheckpointHashes {
+  return { justified: checkpoints.justified.hash, finalized: checkpoints.finalized.hash };
 }

@@ -192,7 +192,7 @@ function word(value: bigint): Uint8Array {
 }
 
 function readUint64(bytes: Uint8Array, at: number): bigint {
-  return BigInt(`0x${Buffer.from(bytes.subarray(at, at + 8)).toString("hex")}`);
+  return new DataView(bytes.buffer, bytes.byteOffset + at, 8).getBigUint64(0);
 }
 
 function popCount(bitmap: bigint): number {

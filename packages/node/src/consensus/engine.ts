@@ -10,7 +10,7 @@ import type { FinalityGadget } from "./finality.js";
 import type { ActiveValidator } from "./schedule.js";
 import { earliestTimestamp, slotOrder } from "./schedule.js";
 import { DEFAULT_VANITY, recoverSealer, sealBlock, sealHash, vanityOf } from "./seal.js";
-import { creditRewardPot, distributeRewards, readActiveSet, recordSlot } from "./system-calls.js";
+import { ActiveSetReader, creditRewardPot, distributeRewards, recordSlot } from "./system-calls.js";
 
 /** Active sets remembered by post-state root (the last few blocks built or verified). */
 const ACTIVE_SET_CACHE_SIZE = 16;
@@ -60,6 +60,8 @@ export class PosEngine {
    * block on the warm VM that built it, it saves the next block a cold read of the parent state.
    */
   private readonly activeSets = new Map<string, ActiveValidator[]>();
+  /** Reads the active set at the end of each block, without the EVM while it stays the same. */
+  private readonly activeSetReader = new ActiveSetReader();
   /** Active validator sets kept by state root, and their bound, for the metrics. */
   readonly activeSetCache = { size: () => this.activeSets.size, bound: ACTIVE_SET_CACHE_SIZE };
 
@@ -261,7 +263,9 @@ export class PosEngine {
       gasLimit: parent.header.gasLimit,
       baseFeePerGas: parent.header.calcNextBaseFee(),
     };
-    return this.activeSets.get(bytesToHex(parent.header.stateRoot)) ?? (await readActiveSet(context));
+    return (
+      this.activeSets.get(bytesToHex(parent.header.stateRoot)) ?? (await this.activeSetReader.read(context))
+    );
   }
 
   /** Files the active set read at the end of the block just built under the block's state root. */
@@ -282,7 +286,7 @@ export class PosEngine {
     await creditRewardPot(context, this.blockReward, fees);
     if (this.isEpochEnd(context.number)) await distributeRewards(context);
     // Nothing after this point changes the Staking contract's state in this block.
-    return readActiveSet(context);
+    return this.activeSetReader.read(context);
   }
 }
 

@@ -217,6 +217,22 @@ export class FinalityGadget {
     for (const vote of waiting) await this.addVote(vote);
   }
 
+  /**
+   * Forgets everything above height `number`, to which the chain was rewound (dev: `evm_revert`,
+   * `anvil_reset`): votes, seals and held votes there, and the local validators' votes above it, so
+   * that the blocks built again at those heights are voted for, and sealing them is not taken for
+   * double signing.
+   */
+  rewind(number: bigint): void {
+    for (const height of this.votes.keys()) if (height > number) this.votes.delete(height);
+    for (const height of this.seals.keys()) if (height > number) this.seals.delete(height);
+    const kept = this.pending.filter((v) => v.number <= number);
+    this.pending.splice(0, this.pending.length, ...kept);
+    for (const [validator, height] of this.lastVoted) {
+      if (height > number) this.lastVoted.set(validator, number);
+    }
+  }
+
   private accept(
     vote: Vote,
     voter: string,

@@ -1,7 +1,14 @@
 import type { BlockHeader } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { EVMRunCallOpts } from "@ethereumjs/evm";
-import { Account, Address, bytesToHex, createAddressFromString, hexToBytes } from "@ethereumjs/util";
+import {
+  Account,
+  Address,
+  bytesToHex,
+  createAddressFromString,
+  equalsBytes,
+  hexToBytes,
+} from "@ethereumjs/util";
 import { createVM } from "@ethereumjs/vm";
 import {
   encodeDistributeRewards,
@@ -104,16 +111,78 @@ export async function readActiveSetAfter(
   });
 }
 
+/**
+ * Reads the active set as {@link readActiveSet} does, and answers again without running the EVM
+ * while the Staking contract's code and every storage slot the last run read hold the same values:
+ * `activeValidators()` reads its own storage and nothing else (no other account, no block field), so
+ * its answer is the same. Most blocks leave the active set alone (it changes at epoch ends, with
+ * jailing, and with staking transactions), and every block reads it.
+ */
+export class ActiveSetReader {
+  private last:
+    | {
+        readonly codeHash: Uint8Array;
+        readonly slots: readonly (readonly [key: Uint8Array, value: Uint8Array])[];
+        readonly set: ActiveValidator[];
+      }
+    | undefined;
+
+  /** The active set in the VM's current state. */
+  async read(context: CallContext): Promise<ActiveValidator[]> {
+    const state = context.vm.stateManager;
+    const codeHash = (await state.getAccount(staking))?.codeHash;
+    if (!codeHash) return readActiveSet(context);
+    if (this.last && (await this.stillHolds(context, codeHash))) return this.last.set;
+    const slots: (readonly [Uint8Array, Uint8Array])[] = [];
+    let foreign = false;
+    const getStorage = state.getStorage;
+    state.getStorage = async (address, key) => {
+      const value = await getStorage.call(state, address, key);
+      if (address.equals(staking)) slots.push([key.slice(), value.slice()]);
+      else foreign = true;
+      return value;
+    };
+    let set: ActiveValidator[];
+    try {
+      set = await readActiveSet(context);
+    } finally {
+      delete (state as Partial<typeof state>).getStorage;
+    }
+    // A run that read another account's storage is not remembered (it never does: a safeguard).
+    this.last = foreign ? undefined : { codeHash, slots, set };
+    return set;
+  }
+
+  private async stillHolds(context: CallContext, codeHash: Uint8Array): Promise<boolean> {
+    const last = this.last!;
+    if (!equalsBytes(last.codeHash, codeHash)) return false;
+    for (const [key, value] of last.slots) {
+      if (!equalsBytes(await context.vm.stateManager.getStorage(staking, key), value)) return false;
+    }
+    return true;
+  }
+}
+
+/** `recordSlot` calldata by proposer and missed validators: the same few combinations recur block after block. */
+const recordSlotCalldata = new Map<string, Hex>();
+const RECORD_SLOT_CALLDATA_ENTRIES = 256;
+
 /** `Staking.recordSlot(proposer, missed)`: the first thing every block after genesis runs. */
 export async function recordSlot(
   context: BlockContext,
   proposer: string,
   missed: readonly string[],
 ): Promise<void> {
-  const data = encodeRecordSlot(
-    getAddress(proposer),
-    missed.map((m) => getAddress(m)),
-  );
+  const key = `${proposer}:${missed.join(",")}`;
+  let data = recordSlotCalldata.get(key);
+  if (!data) {
+    data = encodeRecordSlot(
+      getAddress(proposer),
+      missed.map((m) => getAddress(m)),
+    );
+    if (recordSlotCalldata.size >= RECORD_SLOT_CALLDATA_ENTRIES) recordSlotCalldata.clear();
+    recordSlotCalldata.set(key, data);
+  }
   await call(context, hexToBytes(data));
 }
 

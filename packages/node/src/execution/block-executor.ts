@@ -21,6 +21,12 @@ export interface BlockTemplate {
   readonly extraData?: Uint8Array;
   /** Consensus steps around the transactions (proof-of-stake networks). */
   readonly hooks?: BlockHooks;
+  /**
+   * Leave the trie nodes the block creates in the trie database rather than taking them as its
+   * `stateWrites`: the next block of a run committed in one storage transaction, built on this
+   * one, reads them there, and the run's last block takes them all.
+   */
+  readonly keepStateWrites?: boolean;
 }
 
 /** What a block's consensus steps see: the VM on the block's state and the block's execution context. */
@@ -91,11 +97,13 @@ export const WARM_STATE_LIMIT = 20_000;
  * Executes transactions on top of a parent block and assembles the resulting block. The state a
  * block was built on is kept, caches warm, for a block built next on top of it (the producer's
  * steady case): system contracts' storage, senders and recipients are then read from memory rather
- * than walked in the trie again.
+ * than walked in the trie again; the VM is kept with it while the rules stay the same.
  */
 export class BlockExecutor {
-  /** The state after the last block built, positioned at that block's state root. */
-  private warm: { readonly root: Uint8Array; readonly state: DecodedAccountStateManager } | undefined;
+  /** The state after the last block built, positioned at that block's state root, and its VM. */
+  private warm:
+    | { readonly root: Uint8Array; readonly state: DecodedAccountStateManager; readonly vm: VM }
+    | undefined;
 
   constructor(
     private readonly common: Common,
@@ -123,13 +131,16 @@ export class BlockExecutor {
    */
   async build(parent: Block, candidates: readonly Candidate[], proposed: BlockTemplate): Promise<BuiltBlock> {
     const number = parent.header.number + 1n;
-    // The new block follows the rules of its own fork, which may differ from its parent's.
-    const common = this.common.copy();
-    common.setHardforkBy({ blockNumber: number, timestamp: proposed.timestamp });
-    const state = this.stateOn(parent);
+    const { state, vm: warmVm } = this.stateOn(parent);
     // Only this block's writes are reported with it.
     state.takeFlushedAccounts();
-    const vm = await createVM({ common, stateManager: state, blockchain: this.chainView });
+    // The new block follows the rules of its own fork, which may differ from its parent's; the VM
+    // of the block before serves again under the same rules.
+    const hardfork = this.common.getHardforkBy({ blockNumber: number, timestamp: proposed.timestamp });
+    const vm =
+      warmVm?.common.hardfork() === hardfork
+        ? warmVm
+        : await this.createVm(state, number, proposed.timestamp);
     const { hooks } = proposed;
     const template = hooks ? await hooks.prepare(vm, parent, proposed) : proposed;
     if (template.timestamp !== proposed.timestamp) {
@@ -194,20 +205,28 @@ export class BlockExecutor {
     const { block: unsealed } = await builder.build();
     const block = hooks ? hooks.seal(unsealed) : unsealed;
     this.warm =
-      cachedEntryCount(state) < WARM_STATE_LIMIT ? { root: block.header.stateRoot, state } : undefined;
+      cachedEntryCount(state) < WARM_STATE_LIMIT ? { root: block.header.stateRoot, state, vm } : undefined;
     const accounts = state.takeFlushedAccounts();
-    return { block, receipts, stateWrites: this.trieDb.drain(), rejected, accounts };
+    const stateWrites = proposed.keepStateWrites ? [] : this.trieDb.drain();
+    return { block, receipts, stateWrites, rejected, accounts };
   }
 
   /**
-   * A state at `parent`'s state root for building on it: the last built block's state when `parent`
-   * is that block (taken, so a build that fails leaves nothing half-done to reuse), else a fresh one.
+   * A state at `parent`'s state root for building on it, with the VM that built `parent` on it: the
+   * last built block's when `parent` is that block (taken, so a build that fails leaves nothing
+   * half-done to reuse), else a fresh state and no VM.
    */
-  private stateOn(parent: Block): DecodedAccountStateManager {
+  private stateOn(parent: Block): { state: DecodedAccountStateManager; vm?: VM } {
     const warm = this.warm;
     this.warm = undefined;
     const root = parent.header.stateRoot;
-    if (warm && equalsBytes(warm.root, root)) return warm.state;
-    return this.states.at(root, "map");
+    if (warm && equalsBytes(warm.root, root)) return warm;
+    return { state: this.states.at(root, "map") };
+  }
+
+  private createVm(state: DecodedAccountStateManager, number: bigint, timestamp: bigint): Promise<VM> {
+    const common = this.common.copy();
+    common.setHardforkBy({ blockNumber: number, timestamp });
+    return createVM({ common, stateManager: state, blockchain: this.chainView });
   }
 }

@@ -5,7 +5,7 @@ import type { Chain } from "../chain/chain.js";
 import type { MiningMode } from "../config/node-config.js";
 import type { PosEngine } from "../consensus/engine.js";
 import { NotYourTurnError } from "../consensus/errors.js";
-import type { BlockExecutor } from "../execution/block-executor.js";
+import type { BlockExecutor, BuiltBlock } from "../execution/block-executor.js";
 import type { TxPool } from "../txpool/tx-pool.js";
 import { DevStateEdits } from "./dev-state-edits.js";
 
@@ -18,11 +18,25 @@ export interface ProducerOptions {
   readonly engine?: PosEngine;
 }
 
+/** The clock of block timestamps at one moment (dev: kept by `evm_snapshot`). */
+export interface DevClock {
+  /** What the clock read. */
+  readonly now: bigint;
+  /** The timestamp set for the next block, if any. */
+  readonly nextTimestamp: bigint | undefined;
+}
+
 /** Asked before each interval block: false holds production (a node catching up with its peers). */
 export type ProposeGate = () => boolean;
 
 /** How often a validator among others checks whether its turn has come, in interval mode. */
 const VALIDATOR_TICK_MS = 250;
+
+/**
+ * Most empty blocks of one `mine` call committed in one storage transaction (their trie nodes wait
+ * in memory until then).
+ */
+const MAX_RUN_BLOCKS = 256;
 
 /** Longest an instant-mode block waits for more transactions when they arrive faster than blocks are built. */
 const MAX_GATHER_MS = 50;
@@ -166,7 +180,21 @@ export class BlockProducer {
     return this.timeOffset;
   }
 
-  /** Clears the clock offset, the next timestamp and queued state edits (dev: `anvil_reset`). */
+  /** The clock of block timestamps as it reads now, and the timestamp set for the next block (dev: `evm_snapshot`). */
+  clockState(): DevClock {
+    return { now: this.clock(), nextTimestamp: this.nextTimestamp };
+  }
+
+  /**
+   * Sets the clock back to read what `state` read, continuing from there, with its next timestamp
+   * (dev: `evm_revert`, as Hardhat).
+   */
+  restoreClock(state: DevClock): void {
+    this.timeOffset = state.now - wallClock();
+    this.nextTimestamp = state.nextTimestamp;
+  }
+
+  /** Puts the clock back on the wall clock and clears the next timestamp (dev: `anvil_reset`). */
   resetClock(): void {
     this.timeOffset = 0n;
     this.nextTimestamp = undefined;
@@ -177,13 +205,7 @@ export class BlockProducer {
    * interval the head's plus the interval when that is later; always after the head's.
    */
   pendingTimestamp(): bigint {
-    const parent = this.chain.head.header.timestamp;
-    let wanted = this.nextTimestamp ?? this.clock();
-    if (this.nextTimestamp === undefined && this.intervalMs > 0 && !this.automine) {
-      const onInterval = parent + BigInt(Math.max(1, Math.round(this.intervalMs / 1000)));
-      if (onInterval > wanted) wanted = onInterval;
-    }
-    return wanted > parent ? wanted : parent + 1n;
+    return this.timestampOn(this.chain.head.header.timestamp, this.nextTimestamp);
   }
 
   /**
@@ -198,15 +220,23 @@ export class BlockProducer {
   /**
    * Mines `count` blocks (empty if the pool has nothing executable) and resolves once they are
    * committed. With `intervalSeconds`, each block after the first is stamped that long after the
-   * one before it.
+   * one before it. While nothing is executable and no edit waits, blocks are built in runs of empty
+   * blocks committed in one storage transaction each (docs/rpc-methods.md, "Mining many blocks").
    */
   mine(count = 1, intervalSeconds?: bigint): Promise<void> {
     const run = this.queue.then(async () => {
-      for (let i = 0; i < count; i++) {
-        if (i > 0 && intervalSeconds !== undefined) {
-          this.nextTimestamp = this.chain.head.header.timestamp + intervalSeconds;
+      let mined = 0;
+      while (mined < count) {
+        if (count - mined > 1 && !this.pool.hasExecutable() && this.edits.isEmpty) {
+          const length = Math.min(count - mined, MAX_RUN_BLOCKS);
+          await this.produceEmptyRun(length, mined === 0, intervalSeconds);
+          mined += length;
+        } else {
+          if (mined > 0 && intervalSeconds !== undefined)
+            this.nextTimestamp = this.chain.head.header.timestamp + intervalSeconds;
+          await this.produceOne();
+          mined++;
         }
-        await this.produceOne();
       }
     });
     this.queue = run.catch(() => {});
@@ -223,7 +253,26 @@ export class BlockProducer {
   }
 
   private clock(): bigint {
-    return BigInt(Math.floor(Date.now() / 1000)) + this.timeOffset;
+    return wallClock() + this.timeOffset;
+  }
+
+  /**
+   * The timestamp of a block on a parent stamped `parent`: `chosen` when given, else the (offset)
+   * clock, or on an interval the parent's plus the interval when that is later; always after the
+   * parent's.
+   */
+  private timestampOn(parent: bigint, chosen: bigint | undefined): bigint {
+    let wanted = chosen ?? this.clock();
+    if (chosen === undefined && this.intervalMs > 0 && !this.automine) {
+      const onInterval = parent + BigInt(Math.max(1, Math.round(this.intervalMs / 1000)));
+      if (onInterval > wanted) wanted = onInterval;
+    }
+    return wanted > parent ? wanted : parent + 1n;
+  }
+
+  /** As Hardhat: after a block with a chosen timestamp, the clock continues from it. */
+  private continueClockFrom(block: Block): void {
+    this.timeOffset = block.header.timestamp - wallClock();
   }
 
   private startTimer(): void {
@@ -297,9 +346,7 @@ export class BlockProducer {
         throw error;
       });
     await this.chain.commit(built);
-    // As Hardhat: after a block with a chosen timestamp, the clock continues from it.
-    if (chosen !== undefined)
-      this.timeOffset = built.block.header.timestamp - BigInt(Math.floor(Date.now() / 1000));
+    if (chosen !== undefined) this.continueClockFrom(built.block);
     for (const { tx, error } of built.rejected) {
       this.log.debug({ hash: tx.hash(), reason: error.message }, "transaction dropped by block producer");
     }
@@ -313,4 +360,45 @@ export class BlockProducer {
     );
     return built.block.transactions.length;
   }
+
+  /**
+   * Builds `count` empty blocks, each on the one before (the pool has nothing executable and no
+   * edit waits), commits them in one storage transaction and announces them. The first is stamped
+   * as {@link mine}'s first block when `first`, else like the rest: `intervalSeconds` after its
+   * parent, or by the clock. A failure discards the whole run.
+   */
+  private async produceEmptyRun(
+    count: number,
+    first: boolean,
+    intervalSeconds: bigint | undefined,
+  ): Promise<void> {
+    const engine = this.options.engine;
+    const run: BuiltBlock[] = [];
+    let parent = this.chain.head;
+    let chosen: bigint | undefined;
+    for (let i = 0; i < count; i++) {
+      if (i === 0 && first) chosen = this.nextTimestamp;
+      else chosen = intervalSeconds === undefined ? undefined : parent.header.timestamp + intervalSeconds;
+      const hooks = engine?.producerHooks(this.headSeenAtMs);
+      const built = await this.executor.build(parent, [], {
+        timestamp: this.timestampOn(parent.header.timestamp, chosen),
+        coinbase: this.options.coinbase,
+        // The run is committed at once: the last block takes the trie nodes of all.
+        keepStateWrites: i < count - 1,
+        ...(hooks ? { hooks } : {}),
+      });
+      run.push(built);
+      parent = built.block;
+    }
+    if (first) this.nextTimestamp = undefined;
+    await this.chain.commitRun(run);
+    if (chosen !== undefined) this.continueClockFrom(parent);
+    await this.pool.onNewHead(run[run.length - 1]!, []);
+    this.log.debug({ from: run[0]!.block.header.number, to: parent.header.number }, "empty blocks committed");
+  }
+}
+
+/** Seconds since the epoch by the wall clock. */
+function wallClock(): bigint {
+  return BigInt(Math.floor(Date.now() / 1000));
 }

@@ -60,9 +60,9 @@ export class DevStateEdits {
     this.version++;
   }
 
-  /** Drops every queued edit (`anvil_reset`). */
-  clear(): void {
-    this.queued = [];
+  /** Replaces the queued edits with `edits` (dev: `evm_revert` puts back those queued at the snapshot). */
+  replace(edits: readonly DevStateEdit[]): void {
+    this.queued = [...edits];
     this.version++;
   }
 

@@ -13,6 +13,7 @@ import type { DePINNodeService } from "../modules/depin/depin-nodes.js";
 import type { PredictionService } from "../modules/oracle/prediction-service.js";
 import type { StakingService } from "../modules/staking/staking-service.js";
 import type { BlockProducer } from "../producer/block-producer.js";
+import type { DevSnapshots } from "../producer/dev-snapshots.js";
 import type { PendingBlocks } from "../producer/pending-block.js";
 import type { TransactionFiller } from "../transactions/transaction-filler.js";
 import type { TxPool } from "../txpool/tx-pool.js";
@@ -25,6 +26,8 @@ export interface RpcServices {
   readonly chain: Chain;
   readonly pool: TxPool;
   readonly producer: BlockProducer;
+  /** Snapshots, revert and reset of a development chain (`evm_snapshot`, `evm_revert`, `anvil_reset`). */
+  readonly snapshots: DevSnapshots;
   /** The block the node would build next (`pending`). */
   readonly pending: PendingBlocks;
   readonly calls: CallExecutor;

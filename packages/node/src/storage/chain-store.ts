@@ -44,6 +44,12 @@ const RECEIPTS_CACHE_BLOCKS = 4_096;
 /** Decoded blocks kept. */
 const BLOCK_CACHE_ENTRIES = 512;
 
+/** The hashes of the latest justified and finalized blocks. */
+export interface CheckpointHashes {
+  readonly justified: Uint8Array;
+  readonly finalized: Uint8Array;
+}
+
 /** Everything one block adds to the store; written by {@link ChainStore.commitBlock} in one transaction. */
 export interface BlockCommit {
   readonly block: Block;
@@ -51,7 +57,7 @@ export interface BlockCommit {
   /** Trie nodes created while executing the block. */
   readonly stateWrites: readonly WriteOp[];
   /** Hashes of the latest justified and finalized blocks after this one, when finality tracks votes. */
-  readonly checkpoints?: { readonly justified: Uint8Array; readonly finalized: Uint8Array };
+  readonly checkpoints?: CheckpointHashes;
 }
 
 /**
@@ -78,7 +84,7 @@ export class ChainStore {
   }
 
   /** The hashes of the latest justified and finalized blocks, as the last commit left them. */
-  checkpointHashes(): { justified: Uint8Array; finalized: Uint8Array } | undefined {
+  checkpointHashes(): CheckpointHashes | undefined {
     const justified = this.kv.get("meta", JUSTIFIED_KEY);
     const finalized = this.kv.get("meta", FINALIZED_KEY);
     return justified && finalized ? { justified, finalized } : undefined;
@@ -138,21 +144,37 @@ export class ChainStore {
   }
 
   /** Writes a block, its receipts, its transaction index, its state, the new head and the checkpoints atomically. */
-  async commitBlock(commit: BlockCommit): Promise<void> {
-    const { block } = commit;
-    const hash = block.hash();
-    const receipts = encodeReceipts(commit.receipts);
-    const ops: WriteOp[] = [...commit.stateWrites];
-    ops.push({ bucket: "blocks", key: hash, value: block.serialize() });
-    ops.push({ bucket: "receipts", key: hash, value: receipts });
-    ops.push(...canonicalWrites(block, commit.receipts));
-    ops.push({ bucket: "meta", key: HEAD_KEY, value: hash });
-    if (commit.checkpoints) {
-      ops.push({ bucket: "meta", key: JUSTIFIED_KEY, value: commit.checkpoints.justified });
-      ops.push({ bucket: "meta", key: FINALIZED_KEY, value: commit.checkpoints.finalized });
+  commitBlock(commit: BlockCommit): Promise<void> {
+    return this.commitBlocks([commit]);
+  }
+
+  /**
+   * Writes a run of blocks (each the child of the one before, the first a child of the head) as
+   * {@link commitBlock} writes one, all in one transaction: the last becomes the head, with its
+   * checkpoints. A crash leaves either the whole run or none of it.
+   */
+  async commitBlocks(commits: readonly BlockCommit[]): Promise<void> {
+    const ops: WriteOp[] = [];
+    const encoded: Uint8Array[] = [];
+    for (const commit of commits) {
+      const { block } = commit;
+      const hash = block.hash();
+      const receipts = encodeReceipts(commit.receipts);
+      encoded.push(receipts);
+      for (const op of commit.stateWrites) ops.push(op);
+      ops.push({ bucket: "blocks", key: hash, value: block.serialize() });
+      ops.push({ bucket: "receipts", key: hash, value: receipts });
+      for (const op of canonicalWrites(block, commit.receipts)) ops.push(op);
     }
+    const last = commits[commits.length - 1];
+    if (!last) return;
+    ops.push({ bucket: "meta", key: HEAD_KEY, value: last.block.hash() });
+    const checkpoints = [...commits].reverse().find((c) => c.checkpoints)?.checkpoints;
+    if (checkpoints) ops.push(...checkpointWrites(checkpoints));
     await this.kv.commit(ops);
-    this.cacheBlock(block, commit.receipts, receipts.length);
+    commits.forEach((commit, i) => {
+      this.cacheBlock(commit.block, commit.receipts, encoded[i]!.length);
+    });
   }
 
   /**
@@ -179,20 +201,35 @@ export class ChainStore {
   async switchBranch(
     removed: readonly Block[],
     added: readonly Block[],
-    checkpoints?: { readonly justified: Uint8Array; readonly finalized: Uint8Array },
+    checkpoints?: CheckpointHashes,
   ): Promise<void> {
-    const ops: WriteOp[] = [];
-    for (const block of removed) {
-      for (const op of canonicalWrites(block, this.receipts(block.hash()) ?? []))
-        ops.push({ ...op, value: null });
-    }
+    const ops = this.unindexWrites(removed);
     for (const block of added) ops.push(...canonicalWrites(block, this.receipts(block.hash()) ?? []));
     ops.push({ bucket: "meta", key: HEAD_KEY, value: added[added.length - 1]!.hash() });
-    if (checkpoints) {
-      ops.push({ bucket: "meta", key: JUSTIFIED_KEY, value: checkpoints.justified });
-      ops.push({ bucket: "meta", key: FINALIZED_KEY, value: checkpoints.finalized });
-    }
+    if (checkpoints) ops.push(...checkpointWrites(checkpoints));
     await this.kv.commit(ops);
+  }
+
+  /**
+   * Makes the canonical block `head` the head again, in one transaction: the canonical blocks above
+   * it (`removed`) lose their indexes and are deleted with their receipts (they will never be
+   * served again, by number or by hash), and the head and the checkpoints are set. Their state's
+   * trie nodes stay, as every past state's do.
+   */
+  async rewind(removed: readonly Block[], head: Block, checkpoints?: CheckpointHashes): Promise<void> {
+    const ops = this.unindexWrites(removed);
+    for (const block of removed) {
+      ops.push({ bucket: "blocks", key: block.hash(), value: null });
+      ops.push({ bucket: "receipts", key: block.hash(), value: null });
+    }
+    ops.push({ bucket: "meta", key: HEAD_KEY, value: head.hash() });
+    if (checkpoints) ops.push(...checkpointWrites(checkpoints));
+    await this.kv.commit(ops);
+    for (const block of removed) {
+      const key = Buffer.from(block.hash()).toString("hex");
+      this.cache.delete(key);
+      this.receiptsCache.delete(key);
+    }
   }
 
   /** Canonical blocks in `[from, to]` that may hold logs matching `criteria`, ascending (from the log index). */
@@ -240,6 +277,16 @@ export class ChainStore {
     return this.kv.close();
   }
 
+  /** Deletes of the index entries that make `blocks` canonical. */
+  private unindexWrites(blocks: readonly Block[]): WriteOp[] {
+    const ops: WriteOp[] = [];
+    for (const block of blocks) {
+      for (const op of canonicalWrites(block, this.receipts(block.hash()) ?? []))
+        ops.push({ ...op, value: null });
+    }
+    return ops;
+  }
+
   private cacheBlock(block: Block, receipts: readonly StoredReceipt[], storedBytes: number): void {
     const key = Buffer.from(block.hash()).toString("hex");
     this.remember(key, block);
@@ -253,6 +300,14 @@ export class ChainStore {
     }
     this.cache.set(key, block);
   }
+}
+
+/** The writes that record the latest justified and finalized blocks. */
+function checkpointWrites(checkpoints: CheckpointHashes): WriteOp[] {
+  return [
+    { bucket: "meta", key: JUSTIFIED_KEY, value: checkpoints.justified },
+    { bucket: "meta", key: FINALIZED_KEY, value: checkpoints.finalized },
+  ];
 }
 
 /** The index entries that make `block` canonical: its number, its transactions, logs and addresses. */

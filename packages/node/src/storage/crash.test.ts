@@ -9,18 +9,23 @@ import { devAccount, rpc } from "../e2e/clients.js";
 
 const BIN = fileURLToPath(new URL("../../../cli/bin/strata.js", import.meta.url));
 const datadir = mkdtempSync(join(tmpdir(), "strata-crash-"));
+const devDatadir = mkdtempSync(join(tmpdir(), "strata-crash-dev-"));
 const children: ChildProcess[] = [];
 let stderr = "";
 
 afterAll(() => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
   rmSync(datadir, { recursive: true, force: true });
+  rmSync(devDatadir, { recursive: true, force: true });
 });
 
-async function startChild(): Promise<{ child: ChildProcess; url: string }> {
+async function startChild(
+  dir = datadir,
+  flags: readonly string[] = [],
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    [BIN, "node", "--datadir", datadir, "--rpc.port", "0", "--log-level", "warn"],
+    [BIN, "node", "--datadir", dir, "--rpc.port", "0", "--log-level", "warn", ...flags],
     {
       stdio: ["ignore", "pipe", "pipe"],
     },
@@ -144,5 +149,58 @@ describe("crash safety", () => {
       await new Promise((resolve) => restarted.child.once("exit", resolve));
       expect(restarted.child.exitCode).toBe(0);
     }
+  }, 120_000);
+});
+
+type Head = { hash: string; number: string; parentHash: string };
+
+async function latest(url: string): Promise<Head> {
+  return (await rpc(url, "eth_getBlockByNumber", ["latest", false])).result as Head;
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGKILL");
+  await exited;
+}
+
+describe("crash safety of dev rewinds and mining runs", () => {
+  const flags = ["--mining", "manual", "--no-reporter", "--no-demo"];
+
+  it("keeps an acknowledged evm_revert, and all or nothing of an anvil_mine run, through SIGKILL", async () => {
+    let { child, url } = await startChild(devDatadir, flags);
+    await rpc(url, "anvil_mine", [3]);
+    const kept = await latest(url);
+    const id = (await rpc(url, "evm_snapshot")).result;
+    await rpc(url, "anvil_mine", [5]);
+    const dropped = await latest(url);
+    expect((await rpc(url, "evm_revert", [id])).result).toBe(true);
+    await kill(child);
+
+    ({ child, url } = await startChild(devDatadir, flags));
+    expect((await latest(url)).hash).toBe(kept.hash);
+    expect((await rpc(url, "eth_getBlockByHash", [dropped.hash, false])).result).toBeNull();
+    // A long anvil_mine is committed in runs of blocks: killed in its middle, the chain keeps whole runs.
+    void rpc(url, "anvil_mine", [5000]).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await kill(child);
+
+    ({ child, url } = await startChild(devDatadir, flags));
+    const head = await latest(url);
+    expect(Number(head.number)).toBeGreaterThanOrEqual(Number(kept.number));
+    let child_ = head;
+    for (let n = Number(head.number) - 1; n >= Math.max(0, Number(head.number) - 300); n--) {
+      const parent = (await rpc(url, "eth_getBlockByNumber", [`0x${n.toString(16)}`, false])).result as Head;
+      expect(parent.hash).toBe(child_.parentHash);
+      child_ = parent;
+    }
+    // The head's state is all there: reads and the next block work.
+    expect(
+      BigInt((await rpc(url, "eth_getBalance", [devAccount(0).address, "latest"])).result as string),
+    ).toBeGreaterThan(0n);
+    await rpc(url, "evm_mine", []);
+    expect(Number((await latest(url)).number)).toBe(Number(head.number) + 1);
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.once("exit", resolve));
   }, 120_000);
 });

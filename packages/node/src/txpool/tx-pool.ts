@@ -235,6 +235,14 @@ export class TxPool {
     this.dropExpired();
   }
 
+  /** Drops every transaction, announcing nothing (dev: `anvil_reset`, `evm_revert`). */
+  clear(): void {
+    this.senders.clear();
+    this.byHash.clear();
+    this.queued.clear();
+    this.pendingTotal = 0;
+  }
+
   /** Drops queued transactions older than the configured lifetime. */
   dropExpired(): void {
     this.lastSweep = this.now();

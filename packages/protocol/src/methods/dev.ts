@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Address, Bool, Bytes, Hash32, Quantity, StorageSlot } from "../schemas.js";
 import { method } from "./define.js";
-import { HexResult, NullResult, TrueResult } from "./results.js";
+import { BoolResult, HexResult, NullResult, TrueResult } from "./results.js";
 
 /** A number as Hardhat and anvil take it: a JSON number (non-negative integer) or a hex quantity. */
 export const DevNumber = z.union([
@@ -19,6 +19,19 @@ export const MineOptions = z.union([
   DevNumber.transform((timestamp) => ({ timestamp, blocks: undefined as bigint | undefined })),
   z.object({ timestamp: DevNumber.optional(), blocks: DevNumber.optional() }),
 ]);
+
+/**
+ * `anvil_reset`'s argument: `{forking?: {jsonRpcUrl?, blockNumber?}}`. viem's `reset()` sends
+ * `{forking: {blockNumber: null}}` when given nothing: no URL and no block number is no forking.
+ */
+export const ResetOptions = z
+  .object({
+    forking: z
+      .object({ jsonRpcUrl: z.string().optional(), blockNumber: z.union([DevNumber, z.null()]).optional() })
+      .nullable()
+      .optional(),
+  })
+  .nullable();
 
 /**
  * One development control as anvil serves it (answering `null`) and as Hardhat does (answering
@@ -41,10 +54,16 @@ const setCode = anvilAndHardhat([Address, Bytes], 2);
 const setStorageAt = anvilAndHardhat([Address, StorageSlot, Hash32], 3);
 const impersonate = anvilAndHardhat([Address], 1);
 const stopImpersonating = anvilAndHardhat([Address], 1);
+const reset = anvilAndHardhat([ResetOptions], 0);
+/** `evm_snapshot`: the new snapshot's id. */
+const snapshot = method({ params: [], required: 0, result: HexResult });
+/** `evm_revert(id)`: true once reverted, false for an unknown or used id. */
+const revert = method({ params: [DevNumber], required: 1, result: BoolResult });
 
 /**
  * Development-network controls as Hardhat and anvil take them (numbers as JSON numbers or hex
- * quantities): mining and its modes, the clock, account state edits and impersonation.
+ * quantities): mining and its modes, the clock, account state edits, impersonation, snapshots and
+ * reset.
  */
 export const devMethods = {
   evm_mine: method({ params: [MineOptions], required: 0, result: HexResult }),
@@ -67,4 +86,10 @@ export const devMethods = {
   hardhat_impersonateAccount: impersonate.hardhat,
   anvil_stopImpersonatingAccount: stopImpersonating.anvil,
   hardhat_stopImpersonatingAccount: stopImpersonating.hardhat,
+  evm_snapshot: snapshot,
+  anvil_snapshot: snapshot,
+  evm_revert: revert,
+  anvil_revert: revert,
+  anvil_reset: reset.anvil,
+  hardhat_reset: reset.hardhat,
 };

@@ -79,7 +79,8 @@ type Filter = LogsFilter | FilterState<"blocks", Hex> | PendingTransactionsFilte
 /**
  * The polling filters of `eth_newFilter` and friends. Driven by the chain's event bus, never by
  * reading storage: each new head appends its hash to block filters and its matching logs (in block
- * order) to log filters; each pending transaction appends its hash to pending-transaction filters.
+ * order) to log filters, a reorg (or a dev rewind) the logs of the blocks it dropped with `removed:
+ * true`; each pending transaction appends its hash to pending-transaction filters.
  * `changes` hands out and resets what accumulated since the last poll. A filter not polled within the
  * timeout is removed by a periodic sweep (and is never found once its time is up). Installs are
  * capped over all callers and per caller (`owner`: the transport's caller, see `RpcContext.caller`).
@@ -106,6 +107,10 @@ export class FilterManager {
       options.sweepIntervalMs ?? Math.min(this.timeoutMs, FILTER_DEFAULTS.maxSweepIntervalMs);
     this.unsubscribe = [
       events.on("newHead", (head) => this.onNewHead(head)),
+      events.on("reorg", ({ removed }) => {
+        // Logs of dropped blocks are collected again with removed: true, newest block first (as geth).
+        for (const head of [...removed].reverse()) this.collectLogs(head, true);
+      }),
       events.on("pendingTransaction", (tx) => this.onPendingTransaction(tx)),
     ];
     this.sweeper = setInterval(() => this.sweep(), sweepIntervalMs);
@@ -249,10 +254,16 @@ export class FilterManager {
     else this.pendingFilters.delete(filter);
   }
 
-  private onNewHead({ block, receipts }: NewHead): void {
-    const hash = toData(block.hash());
+  private onNewHead(head: NewHead): void {
+    const hash = toData(head.block.hash());
     for (const filter of this.blockFilters) filter.changes.push(hash);
+    this.collectLogs(head, false);
+  }
+
+  /** Appends `head`'s logs to the log filters they match; `removed` marks those of a dropped block. */
+  private collectLogs({ block, receipts }: NewHead, removed: boolean): void {
     if (this.logFilters.size === 0 || receipts.every((r) => r.logs.length === 0)) return;
+    const hash = toData(block.hash());
     const number = block.header.number;
     const stored = receipts.flatMap((r) => r.logs);
     // Formatted once per block, on first need, and shared by every filter they match.
@@ -263,7 +274,7 @@ export class FilterManager {
       if (spec.toBlock !== undefined && number > spec.toBlock) continue;
       if (spec.blockHash !== undefined && spec.blockHash !== hash) continue;
       if (!bloomMayMatch(block, spec.criteria)) continue;
-      formatted ??= formatLogsOf(block, receipts);
+      formatted ??= formatLogsOf(block, receipts).map((log) => (removed ? { ...log, removed: true } : log));
       for (let i = 0; i < stored.length; i++) {
         if (matchesLog(stored[i]!, spec.criteria)) filter.changes.push(formatted[i]!);
       }

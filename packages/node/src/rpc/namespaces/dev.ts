@@ -2,9 +2,12 @@ import { createTx, type TypedTxData } from "@ethereumjs/tx";
 import { createAddressFromString } from "@ethereumjs/util";
 import {
   type DecodedParams,
+  ErrorCode,
   InvalidParamsError,
   type MethodResult,
   type NodeMethodName,
+  RpcError,
+  toQuantity,
 } from "@strata/protocol";
 import { DevOnlyError } from "../../errors/domain-errors.js";
 import type { DevStateEdit } from "../../producer/dev-state-edits.js";
@@ -16,6 +19,18 @@ const MAX_MINED_BLOCKS = 10_000n;
 
 function requireDev(services: RpcServices, method: string): void {
   if (!services.config.network.devAccounts) throw new DevOnlyError(method);
+}
+
+/**
+ * Throws -32004 on a node that takes blocks from other nodes (p2p or `--follow`): rewinding its
+ * chain would part it from theirs.
+ */
+function requireStandalone(services: RpcServices, method: string): void {
+  if (services.network !== undefined || services.config.follow !== undefined)
+    throw new RpcError(
+      ErrorCode.MethodNotSupported,
+      `${method} is not available on a node that syncs blocks with other nodes (p2p or --follow)`,
+    );
 }
 
 /** Throws -32602 unless `timestamp` comes after the head's (block timestamps strictly increase). */
@@ -84,11 +99,38 @@ const impersonate = ([who]: DecodedParams<"anvil_impersonateAccount">, services:
 const stopImpersonating = ([who]: DecodedParams<"anvil_stopImpersonatingAccount">, services: RpcServices) => {
   services.impersonated.delete(who.toLowerCase());
 };
+const reset = async ([options]: DecodedParams<"anvil_reset">, services: RpcServices, method: string) => {
+  const forking = options?.forking;
+  if (forking && (forking.jsonRpcUrl !== undefined || (forking.blockNumber ?? null) !== null))
+    throw new InvalidParamsError(
+      `invalid argument 0: forking is not supported: ${method} without it resets the chain to its genesis`,
+    );
+  requireStandalone(services, method);
+  await services.snapshots.reset();
+};
+
+/** `evm_snapshot` under its name and anvil's: the new snapshot's id as a hex quantity. */
+function snapshot(method: "evm_snapshot" | "anvil_snapshot"): Handler<typeof method> {
+  return async (_args, services) => {
+    requireDev(services, method);
+    requireStandalone(services, method);
+    return toQuantity(await services.snapshots.take());
+  };
+}
+
+/** `evm_revert` under its name and anvil's: true once reverted, false for an unknown (or used) id. */
+function revert(method: "evm_revert" | "anvil_revert"): Handler<typeof method> {
+  return async ([id], services) => {
+    requireDev(services, method);
+    requireStandalone(services, method);
+    return services.snapshots.revert(id);
+  };
+}
 
 /**
  * Development-network controls as Hardhat and anvil take them (numbers as JSON numbers or hex
- * quantities): mining and its modes, the clock, account state edits and impersonation. On any other
- * network they answer -32601.
+ * quantities): mining and its modes, the clock, account state edits, impersonation, snapshots and
+ * reset. On any other network they answer -32601.
  */
 export const devMethods = defineMethods({
   evm_mine: async ([options], services) => {
@@ -135,6 +177,12 @@ export const devMethods = defineMethods({
   hardhat_impersonateAccount: control("hardhat_impersonateAccount", true, impersonate),
   anvil_stopImpersonatingAccount: control("anvil_stopImpersonatingAccount", null, stopImpersonating),
   hardhat_stopImpersonatingAccount: control("hardhat_stopImpersonatingAccount", true, stopImpersonating),
+  evm_snapshot: snapshot("evm_snapshot"),
+  anvil_snapshot: snapshot("anvil_snapshot"),
+  evm_revert: revert("evm_revert"),
+  anvil_revert: revert("anvil_revert"),
+  anvil_reset: control("anvil_reset", null, reset),
+  hardhat_reset: control("hardhat_reset", true, reset),
 });
 
 /**

@@ -1,3 +1,4 @@
+import type { Block } from "@ethereumjs/block";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { toData } from "@strata/protocol";
 import type { Chain, NewHead } from "../../chain/chain.js";
@@ -45,9 +46,11 @@ export class SubscriptionManager {
   ) {
     this.unsubscribeChain = [
       chain.events.on("newHead", (head) => this.onNewHead(head)),
-      chain.events.on("reorg", ({ removed }) => {
+      chain.events.on("reorg", ({ removed, added }) => {
         // Logs of dropped blocks are sent again with removed: true, newest block first (as geth).
         for (const head of [...removed].reverse()) this.notifyLogs(head, true);
+        // A rewind (dev: evm_revert) adds no block: newHeads learn of the head it went back to.
+        if (added.length === 0) this.notifyHeader(chain.head);
       }),
       chain.events.on("pendingTransaction", (tx) => this.onPendingTransaction(tx)),
     ];
@@ -102,12 +105,15 @@ export class SubscriptionManager {
   }
 
   private onNewHead({ block, receipts }: NewHead): void {
-    const heads = this.byKind.get("newHeads")!;
-    if (heads.size > 0) {
-      const header = JSON.stringify(formatHeader(block.header));
-      for (const subscription of heads) this.notify(subscription, header);
-    }
+    this.notifyHeader(block);
     this.notifyLogs({ block, receipts }, false);
+  }
+
+  private notifyHeader(block: Block): void {
+    const heads = this.byKind.get("newHeads")!;
+    if (heads.size === 0) return;
+    const header = JSON.stringify(formatHeader(block.header));
+    for (const subscription of heads) this.notify(subscription, header);
   }
 
   private notifyLogs({ block, receipts }: NewHead, removed: boolean): void {

@@ -1,0 +1,84 @@
+import { createBlockFromRLP } from "@ethereumjs/block";
+import { bytesToHex, hexToBytes } from "@ethereumjs/util";
+import type { Hex } from "viem";
+import { describe, expect, it } from "vitest";
+import { openChain } from "../chain/open-chain.js";
+import { testConfig } from "../config/node-config.js";
+import { attestsParent } from "../consensus/checkpoints.js";
+import { PosEngine } from "../consensus/engine.js";
+import { rawRpc, rpc } from "../e2e/clients.js";
+import { BlockImporter } from "../import/block-importer.js";
+import { startTestNode } from "../testing/test-node.js";
+
+type RpcBlock = { number: Hex; hash: Hex; parentHash: Hex; timestamp: Hex; transactions: Hex[] };
+
+const BLOCKS = 1_000;
+const INTERVAL = 12n;
+
+describe("anvil_mine of many blocks", () => {
+  it("mines 1,000 blocks that are all there, stamped on the interval, and that an importer verifies", async () => {
+    const t = await startTestNode({ mining: { mode: "manual" } });
+    try {
+      const start = BigInt((await rpc(t.url, "eth_blockNumber")).result as Hex);
+      const parentTimestamp = t.node.chain.head.header.timestamp;
+      expect(
+        (await rpc(t.url, "anvil_mine", [`0x${BLOCKS.toString(16)}`, `0x${INTERVAL.toString(16)}`])).result,
+      ).toBeNull();
+
+      // Every block, by number, in one batch: linked by parent hash and stamped on the interval.
+      const batch = Array.from({ length: BLOCKS }, (_, i) => ({
+        jsonrpc: "2.0",
+        id: i,
+        method: "eth_getBlockByNumber",
+        params: [`0x${(start + 1n + BigInt(i)).toString(16)}`, false],
+      }));
+      const answers = (await rawRpc(t.url, JSON.stringify(batch))).body as { id: number; result: RpcBlock }[];
+      const blocks = answers.sort((a, b) => a.id - b.id).map((a) => a.result);
+      expect(blocks.every((b) => b !== null)).toBe(true);
+      expect(BigInt(blocks[0]!.timestamp)).toBeGreaterThan(parentTimestamp);
+      for (let i = 1; i < BLOCKS; i++) {
+        const [parent, block] = [blocks[i - 1]!, blocks[i]!];
+        expect(BigInt(block.number)).toBe(start + 1n + BigInt(i));
+        expect(block.parentHash).toBe(parent.hash);
+        expect(BigInt(block.timestamp) - BigInt(parent.timestamp)).toBe(INTERVAL);
+        expect(block.transactions).toEqual([]);
+      }
+      const head = t.node.chain.head;
+      expect(bytesToHex(head.hash())).toBe(blocks[BLOCKS - 1]!.hash);
+      // Each block attests its parent: the chain is final up to two blocks below the head.
+      for (const block of blocks.slice(1)) {
+        expect(attestsParent(t.node.chain.blockByHash(hexToBytes(block.hash))!.header)).toBe(true);
+      }
+      expect(t.node.chain.finalized.header.number).toBe(head.header.number - 2n);
+      expect(t.node.chain.safe.header.number).toBe(head.header.number - 1n);
+      const finalized = t.node.chain.finalized.hash();
+      // The clock continues after the last block.
+      await rpc(t.url, "evm_mine", []);
+      expect(t.node.chain.head.header.timestamp - head.header.timestamp).toBeLessThanOrEqual(2n);
+
+      // A node that did not build them verifies each (seal, schedule, re-execution to the same header).
+      const network = testConfig().network;
+      const target = await openChain(network, null);
+      try {
+        const importer = new BlockImporter(
+          target,
+          new PosEngine(network, { signers: new Map(), waitForTimeouts: false }),
+        );
+        for (let n = 1n; n <= head.header.number; n++) {
+          const block = createBlockFromRLP(t.node.chain.blockByNumber(n)!.serialize(), {
+            common: target.common,
+            setHardfork: true,
+            skipConsensusFormatValidation: true,
+          });
+          expect(await importer.import(block)).toBe("imported");
+        }
+        expect(target.chain.head.hash()).toEqual(head.hash());
+        expect(target.chain.finalized.hash()).toEqual(finalized);
+      } finally {
+        await target.close();
+      }
+    } finally {
+      await t.stop();
+    }
+  }, 300_000);
+});
