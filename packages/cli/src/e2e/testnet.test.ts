@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const BIN = fileURLToPath(new URL("../../bin/strata.js", import.meta.url));
 /** Node i serves JSON-RPC on BASE_PORT + 2i and p2p on BASE_PORT + 2i + 1. */
-const BASE_PORT = 24600;
+const BASE_PORT = 25000;
 const sender = mnemonicToAccount("test test test test test test test test test test test junk", {
   addressIndex: 7,
 });

@@ -28,9 +28,7 @@ export class SystemCallError extends Error {}
 
 const system = createAddressFromString(SYSTEM_ADDRESS);
 const staking = createAddressFromString(STAKING_ADDRESS);
-const ACTIVE_VALIDATORS = hexToBytes(
-  encodeFunctionData({ abi: Staking.abi, functionName: "activeValidators" }),
-);
+const VALIDATOR_SET = hexToBytes(encodeFunctionData({ abi: Staking.abi, functionName: "validatorSet" }));
 
 type EvmBlock = NonNullable<EVMRunCallOpts["block"]>;
 
@@ -82,15 +80,22 @@ async function call(
   return exec.returnValue;
 }
 
-/** The active set (`Staking.activeValidators()`) in the VM's current state, in the contract's order. */
+/**
+ * The validator set (`Staking.validatorSet()`) in the VM's current state, in the contract's order:
+ * every member votes for finality, the unjailed ones propose.
+ */
 export async function readActiveSet(context: CallContext): Promise<ActiveValidator[]> {
-  const data = await call(context, ACTIVE_VALIDATORS, 0n, true);
-  const [addresses, stakes] = decodeFunctionResult({
+  const data = await call(context, VALIDATOR_SET, 0n, true);
+  const [addresses, stakes, jailed] = decodeFunctionResult({
     abi: Staking.abi,
-    functionName: "activeValidators",
+    functionName: "validatorSet",
     data: bytesToHex(data) as Hex,
   });
-  return addresses.map((a, i) => ({ address: a.toLowerCase(), stake: stakes[i]! }));
+  return addresses.map((a, i) => ({
+    address: a.toLowerCase(),
+    stake: stakes[i]!,
+    ...(jailed[i] ? { jailed: true } : {}),
+  }));
 }
 
 /** The active set after `header` (read from its post-state), for a block this node did not just build or verify. */
