@@ -447,19 +447,23 @@ contract Staking is SystemCallable {
 
     // ------------------------------------------------------------------ double-sign evidence
 
-    /// @notice Evidence that one validator sealed two different blocks at one height. Each header is
-    /// the RLP of a block header without its seal (extraData cut before its last 65 bytes), whose
-    /// keccak256 the seal signs; each seal is r ‖ s ‖ v (v 0/1 or 27/28). Anyone may submit it:
-    /// the sealer is jailed for good and DOUBLE_SIGN_SLASH of its self-stake and of every
-    /// delegation to it is slashed. One offence (validator, height) is slashed once.
+    /// @notice Evidence that one validator sealed two different blocks at one height on one parent.
+    /// Each header is the RLP of a block header without its seal (extraData cut before its last 65
+    /// bytes), whose keccak256 the seal signs; each seal is r ‖ s ‖ v (v 0/1 or 27/28). Anyone may
+    /// submit it: the sealer is jailed for good and DOUBLE_SIGN_SLASH of its self-stake and of every
+    /// delegation to it is slashed. One offence (validator, height) is slashed once. Two blocks on
+    /// different parents prove nothing: a validator that reorganised to another branch seals again
+    /// at heights it sealed on the branch it left.
     function slashDoubleSeal(bytes calldata headerA, bytes calldata sealA, bytes calldata headerB, bytes calldata sealB)
         external
     {
         bytes32 hashA = keccak256(headerA);
         bytes32 hashB = keccak256(headerB);
         if (hashA == hashB) revert InvalidEvidence("same block");
-        uint256 number = _headerNumber(headerA);
-        if (_headerNumber(headerB) != number) revert InvalidEvidence("different heights");
+        (uint256 number, bytes32 parent) = _headerNumberAndParent(headerA);
+        (uint256 numberB, bytes32 parentB) = _headerNumberAndParent(headerB);
+        if (numberB != number) revert InvalidEvidence("different heights");
+        if (parentB != parent) revert InvalidEvidence("different parents");
         address signer = _recover(hashA, sealA);
         if (signer != _recover(hashB, sealB)) revert InvalidEvidence("different signers");
         _slashDoubleSign(signer, number, 0);
@@ -803,10 +807,13 @@ contract Staking is SystemCallable {
         if (signer == address(0)) revert InvalidEvidence("signature");
     }
 
-    /// @dev The `number` field (index 8) of an RLP-encoded block header.
-    function _headerNumber(bytes calldata header) private pure returns (uint256 number) {
+    /// @dev The `number` (index 8) and `parentHash` (index 0) fields of an RLP-encoded block header.
+    function _headerNumberAndParent(bytes calldata header) private pure returns (uint256 number, bytes32 parent) {
         (uint256 p, uint256 len, bool isList) = _rlpItem(header, 0);
         if (!isList || p + len != header.length) revert InvalidEvidence("header is not one RLP list");
+        (uint256 parentAt, uint256 parentLen, bool parentNested) = _rlpItem(header, p);
+        if (parentNested || parentLen != 32) revert InvalidEvidence("header parent hash");
+        parent = bytes32(header[parentAt:parentAt + 32]);
         for (uint256 i; i < 8; ++i) {
             (uint256 start, uint256 size,) = _rlpItem(header, p);
             p = start + size;

@@ -980,10 +980,10 @@ describe("Staking: double-sign slashing", () => {
   const SIGNER = privateKeyToAccount(KEY).address;
   const CHAIN_ID = 1337n;
 
-  /** An RLP header (the fields a Prague header has) at `number`; `salt` makes two differ. */
-  const header = (number: bigint, salt: number): Hex =>
+  /** An RLP header (the fields a Prague header has) at `number` on `parent`; `salt` makes two differ. */
+  const header = (number: bigint, salt: number, parent = keccak256(toHex(number - 1n))): Hex =>
     toRlp([
-      keccak256(toHex(salt)),
+      parent,
       keccak256("0x"),
       SIGNER,
       keccak256(toHex(salt + 1)),
@@ -1102,6 +1102,11 @@ describe("Staking: double-sign slashing", () => {
     });
     await expect(slash([a, await seal(a), c, await seal(c)])).rejects.toMatchObject({
       args: ["different heights"],
+    });
+    // After a reorganisation a validator seals again at a height it sealed on the branch it left.
+    const onOtherBranch = header(11n, 4, keccak256("0xbeef"));
+    await expect(slash([a, await seal(a), onOtherBranch, await seal(onOtherBranch)])).rejects.toMatchObject({
+      args: ["different parents"],
     });
     await expect(slash([a, await seal(a), b, await seal(b, OTHER_KEY)])).rejects.toMatchObject({
       args: ["different signers"],

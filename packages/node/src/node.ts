@@ -9,7 +9,8 @@ import type { NodeConfig } from "./config/node-config.js";
 import { createPosEngine } from "./consensus/create-engine.js";
 import type { PosEngine } from "./consensus/engine.js";
 import { FinalityGadget } from "./consensus/finality.js";
-import { readActiveSetAfter } from "./consensus/system-calls.js";
+import { readActiveSetAfter, readJailEnd } from "./consensus/system-calls.js";
+import { Unjailer } from "./consensus/unjailer.js";
 import { SenderRecovery } from "./crypto/sender-recovery.js";
 import { DepinDemo } from "./demo/depin-demo.js";
 import { type DevAccount, deriveDevAccounts } from "./dev-accounts.js";
@@ -188,6 +189,20 @@ export async function createNode(
       })
     : undefined;
   if (network) producer.setProposeGate(() => network.readyToPropose());
+  // A validator among others takes itself out of jail once it is back (dev's offline validators stay).
+  const unjailer =
+    engine?.waitsForTurn && !sealsNothing
+      ? new Unjailer({
+          chain,
+          pool,
+          common,
+          signers: engine.signerKeys,
+          isOffline: (address) => engine.isOffline(address),
+          ready: () => network?.readyToPropose() ?? true,
+          jailEnd: (header, validator) => readJailEnd(common, states, header, validator),
+          log: logger.child({ module: "unjail" }),
+        })
+      : undefined;
   const subscriptions = new SubscriptionManager(chain, config.rpc.maxSubscriptionsPerConnection);
   const filters = new FilterManager(chain.events);
   // The svc_ modules read system contracts on their own execution queue, apart from eth_call's.
@@ -428,6 +443,7 @@ export async function createNode(
       await network?.start();
       if (follower) follower.start();
       else producer.start();
+      unjailer?.start();
       logger.info({ url: node.rpcUrl, head: Number(chain.head.header.number) }, "serving JSON-RPC");
       if (config.reporter && config.follow === undefined) {
         node.reporter = createBuiltinReporter(
@@ -455,6 +471,7 @@ export async function createNode(
       await http.close();
       await metricsServer?.close();
       await follower?.stop();
+      unjailer?.stop();
       await network?.stop();
       await producer.stop();
       pool.stop();

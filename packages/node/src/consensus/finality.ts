@@ -1,5 +1,5 @@
 import type { BlockHeader } from "@ethereumjs/block";
-import { equalsBytes } from "@ethereumjs/util";
+import { bytesToHex, equalsBytes } from "@ethereumjs/util";
 import type { Logger } from "pino";
 import { EventBus } from "../chain/event-bus.js";
 import { keccak256 } from "../crypto/keccak.js";
@@ -15,7 +15,7 @@ const ACCEPT_AHEAD = 4n;
 const MAX_PENDING_VOTES = 256;
 /** Double-sign evidence kept (the newest). */
 const MAX_EVIDENCE = 64;
-/** Seals remembered per height for double-seal detection, over the last {@link KEEP_BEHIND} heights. */
+/** Seals remembered per height (one per sealer and parent) for double-seal detection, over the last {@link KEEP_BEHIND} heights. */
 const MAX_SEALS_PER_HEIGHT = 2 * MAX_VOTERS;
 
 /** A header's seal as evidence: the RLP of the header without its seal (whose keccak the seal signs) and the seal. */
@@ -272,9 +272,11 @@ export class FinalityGadget {
       this.seals.set(header.number, atHeight);
     }
     const signed = signedHeader(header);
-    const first = atHeight.get(sealer);
+    // Two blocks on one parent: sealing again at a height on another branch (after a reorg) is not an offence.
+    const key = `${sealer}:${bytesToHex(header.parentHash)}`;
+    const first = atHeight.get(key);
     if (!first) {
-      if (atHeight.size < MAX_SEALS_PER_HEIGHT) atHeight.set(sealer, signed);
+      if (atHeight.size < MAX_SEALS_PER_HEIGHT) atHeight.set(key, signed);
       return;
     }
     if (equalsBytes(first.hash, signed.hash)) return;

@@ -3,7 +3,7 @@ import { createPeerScoreParams, createTopicScoreParams } from "@chainsafe/libp2p
 import { noise } from "@chainsafe/libp2p-noise";
 import { yamux } from "@chainsafe/libp2p-yamux";
 import { type Block, createBlockFromRLP } from "@ethereumjs/block";
-import { bytesToHex, equalsBytes } from "@ethereumjs/util";
+import { bytesToHex, equalsBytes, hexToBytes } from "@ethereumjs/util";
 import { identify } from "@libp2p/identify";
 import { type Libp2p, type PeerId, type Stream, TopicValidatorResult } from "@libp2p/interface";
 import { peerIdFromString } from "@libp2p/peer-id";
@@ -103,6 +103,8 @@ export class P2PNetwork {
   private readonly peers = new Map<string, Status>();
   private readonly penalties = new Map<string, number>();
   private readonly banned = new Map<string, number>();
+  /** Peers cut off by `test_setDeniedPeers` (test only): never dialled, never accepted. */
+  private denied = new Set<string>();
   private readonly received = new Set<string>();
   /** Peers asked for their status recently because a gossiped block was ahead of this node. */
   private readonly recentlyAsked = new Map<string, number>();
@@ -118,7 +120,7 @@ export class P2PNetwork {
     this.sync = new RangeSync(
       deps.chain,
       {
-        heads: () => new Map([...this.peers].map(([id, status]) => [id, status.head.number])),
+        heads: () => new Map([...this.peers].map(([id, status]) => [id, status.head])),
         fetch: (peer, from, count) => this.fetchRange(peer, from, count),
         importBlock: (block, peer) => this.importBlock(block, peer),
         penalize: (peer, points, reason) => this.penalize(peer, points, reason),
@@ -162,6 +164,22 @@ export class P2PNetwork {
     return !this.sync.behind;
   }
 
+  /**
+   * TEST ONLY (`--test.peer-deny`, `test_setDeniedPeers`): from now on this node neither dials nor
+   * accepts the peers with these ids, and closes its connections to them; an empty list lifts it.
+   * Returns how many connections were closed.
+   */
+  async setDeniedPeers(peerIds: readonly string[]): Promise<number> {
+    this.denied = new Set(peerIds);
+    const host = this.host;
+    if (!host) return 0;
+    const cut = host.getPeers().filter((peer) => this.denied.has(peer.toString()));
+    for (const peer of cut) this.peers.delete(peer.toString());
+    await Promise.all(cut.map((peer) => host.hangUp(peer).catch(() => {})));
+    if (this.denied.size === 0) this.dialBootnodes();
+    return cut.length;
+  }
+
   /** The last status of every handshaken peer, by peer id. */
   peerStatuses(): ReadonlyMap<string, Status> {
     return this.peers;
@@ -189,8 +207,8 @@ export class P2PNetwork {
       streamMuxers: [yamux()],
       connectionManager: { maxConnections: settings.maxPeers },
       connectionGater: {
-        denyDialPeer: (peer: PeerId) => this.isBanned(peer.toString()),
-        denyInboundEncryptedConnection: (peer: PeerId) => this.isBanned(peer.toString()),
+        denyDialPeer: (peer: PeerId) => this.refuses(peer.toString()),
+        denyInboundEncryptedConnection: (peer: PeerId) => this.refuses(peer.toString()),
       },
       services: {
         identify: identify(),
@@ -364,7 +382,9 @@ export class P2PNetwork {
     const known = this.peers.has(id);
     this.peers.set(id, status);
     if (!known) this.deps.log.info({ peer: id, head: Number(status.head.number) }, "peer joined");
-    if (status.head.number > this.deps.chain.head.header.number) void this.sync.trigger();
+    // A head this node lacks: ahead of it, or on another branch that fork choice must weigh.
+    if (!this.deps.chain.store.blockByHash(hexToBytes(status.head.hash as `0x${string}`)))
+      void this.sync.trigger();
   }
 
   /** Serves a blocks-by-range request: canonical blocks in order, stopping at the head or the byte limit. */
@@ -651,6 +671,10 @@ export class P2PNetwork {
     this.deps.log.debug({ peer, points, reason }, "peer penalized");
   }
 
+  private refuses(peer: string): boolean {
+    return this.denied.has(peer) || this.isBanned(peer);
+  }
+
   private isBanned(peer: string): boolean {
     const until = this.banned.get(peer);
     if (until === undefined) return false;
@@ -690,7 +714,12 @@ export class P2PNetwork {
         continue;
       }
       const peer = target.getPeerId();
-      if (peer !== null && (peer === this.peerId || host.getConnections(peerIdFromString(peer)).length > 0))
+      if (
+        peer !== null &&
+        (peer === this.peerId ||
+          this.denied.has(peer) ||
+          host.getConnections(peerIdFromString(peer)).length > 0)
+      )
         continue;
       if (peer === null && host.getConnections().some((c) => c.remoteAddr.equals(target))) continue;
       host.dial(target, { signal: AbortSignal.timeout(REDIAL_INTERVAL_MS) }).catch((error: unknown) => {
