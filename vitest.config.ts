@@ -29,7 +29,8 @@ export default defineConfig({
         // Four validators with 1 s blocks need the machine's cores to themselves: a test file
         // beside them starves a validator of its slots.
         extends: true,
-        test: { name: "network", include: MULTI_PROCESS, sequence: { groupOrder: 1 } },
+        // One file at a time: each starts a network of its own.
+        test: { name: "network", include: MULTI_PROCESS, maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
     ],
   },

@@ -135,20 +135,6 @@ export async function createNode(
         doubleSign: config.validator?.testDoubleSign === true,
       })
     : undefined;
-  if (engine && finality) {
-    engine.attachFinality(finality);
-    // Every new head: remember its seal (double-seal detection) and vote for it with the local keys.
-    // Of blocks committed together (a reorg's branch, a dev mining run) only the last, the head, is
-    // voted for here: only the head's child can still carry an attestation, and the producer signed
-    // its own blocks' votes as it built each one's child.
-    chain.events.on("newHead", ({ block }) => {
-      const isHead = block === chain.head;
-      void finality
-        .onImportedHeader(block.header)
-        .then(() => (isHead ? finality.signLocalVotes(block.header) : undefined))
-        .catch((error: unknown) => logger.warn({ err: error }, "finality vote failed"));
-    });
-  }
   const source =
     config.follow === undefined
       ? undefined
@@ -189,6 +175,21 @@ export async function createNode(
       })
     : undefined;
   if (network) producer.setProposeGate(() => network.readyToPropose());
+  if (engine && finality) {
+    engine.attachFinality(finality);
+    // Every new head: remember its seal (double-seal detection) and vote for it with the local keys.
+    // Of blocks committed together (a reorg's branch, a dev mining run) only the last, the head, is
+    // voted for here: only the head's child can still carry an attestation, and the producer signed
+    // its own blocks' votes as it built each one's child. Nothing is voted for while the node catches
+    // up with its peers (votes for old blocks help nobody).
+    chain.events.on("newHead", ({ block }) => {
+      const votes = block === chain.head && network?.readyToPropose() !== false;
+      void finality
+        .onImportedHeader(block.header)
+        .then(() => (votes ? finality.signLocalVotes(block.header) : undefined))
+        .catch((error: unknown) => logger.warn({ err: error }, "finality vote failed"));
+    });
+  }
   // A validator among others takes itself out of jail once it is back (dev's offline validators stay).
   const unjailer =
     engine?.waitsForTurn && !sealsNothing
