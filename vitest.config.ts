@@ -4,7 +4,10 @@ import { defineConfig } from "vitest/config";
 const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
 
 /** Tests that start a network of node processes: they run alone, after every other test file. */
-const MULTI_PROCESS = ["packages/cli/src/e2e/testnet.test.ts"];
+const MULTI_PROCESS = [
+  "packages/cli/src/e2e/testnet.test.ts",
+  "packages/cli/src/e2e/testnet-partition.test.ts",
+];
 
 export default defineConfig({
   resolve: {
