@@ -6,7 +6,7 @@ const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/inde
 /** Tests that start a network of node processes: they run alone, after every other test file. */
 const MULTI_PROCESS = [
   "packages/cli/src/e2e/testnet.test.ts",
-  "packages/cli/src/e2e/testnet-partition.test.ts",
+  "packages/cli/src/e2e/testnet-long-chain.test.ts",
 ];
 
 export default defineConfig({

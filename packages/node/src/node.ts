@@ -327,6 +327,7 @@ export async function createNode(
     subscriptions: () => subscriptions.size,
     workerCalls: () => callWorkers?.dispatched ?? 0,
     peers: () => network?.peerCount ?? 0,
+    importedBlocks: () => network?.importedBlocks ?? { gossip: 0, range: 0 },
     boundedStructures: () => [
       ...chain.boundedStructures(),
       ...trieDb.boundedStructures(),

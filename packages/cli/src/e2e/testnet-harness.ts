@@ -37,17 +37,56 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** One JSON-RPC call; throws with the node's message on an error answer. */
-export async function rpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
+/** One JSON-RPC call (aborted after `timeoutMs`); throws with the node's message on an error answer. */
+export async function rpc<T = unknown>(
+  url: string,
+  method: string,
+  params: unknown[] = [],
+  timeoutMs = 10_000,
+): Promise<T> {
   const response = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const body = (await response.json()) as { result?: T; error?: { message: string } };
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result as T;
+}
+
+/**
+ * Starts `strata <args>` as a child process (stdout read for its `ready` line, logs passed through)
+ * and resolves with it once it serves; rejects when it exits first or is not ready after 90 s.
+ */
+export async function spawnStrata(args: readonly string[], name: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [STRATA_BIN, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${name} not ready after 90 s`));
+    }, 90_000);
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      if (!line.startsWith("ready ")) return;
+      clearTimeout(timer);
+      resolve();
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${code}) before it was ready`));
+    });
+  });
+  return child;
+}
+
+/** Stops a child with SIGTERM, then SIGKILL after `graceMs`; resolves once it has exited. */
+export async function stopChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** A node of a test network: its command line, JSON-RPC URL, p2p identity and current process. */
@@ -183,24 +222,18 @@ export class Testnet {
   /** Starts node `i` again with its own command line plus `extra` flags; resolves once it serves. */
   async restart(i: number, extra: readonly string[] = []): Promise<void> {
     const node = this.nodes[i]!;
-    const child = spawn(process.execPath, [STRATA_BIN, ...node.args, ...extra], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = await spawnStrata([...node.args, ...extra], node.name);
     this.restarted.push(child);
     node.pid = child.pid!;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${node.name} not ready after 90 s`)), 90_000);
-      createInterface({ input: child.stdout! }).on("line", (line) => {
-        if (!line.startsWith("ready ")) return;
-        clearTimeout(timer);
-        resolve();
-      });
-      child.once("exit", (code) => {
-        clearTimeout(timer);
-        reject(new Error(`${node.name} exited (${code}) before it was ready`));
-      });
-    });
     this.down.delete(i);
+  }
+
+  /** The p2p addresses of the nodes (`/ip4/127.0.0.1/tcp/<port>/p2p/<peer id>`), for a node joining them. */
+  get bootnodes(): string[] {
+    return this.nodes.map((node) => {
+      const port = node.args[node.args.indexOf("--p2p.port") + 1];
+      return `/ip4/127.0.0.1/tcp/${port}/p2p/${node.peerId}`;
+    });
   }
 
   /** Stops every node: SIGTERM, then SIGKILL by process id for any still running after 15 s. */

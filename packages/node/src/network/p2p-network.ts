@@ -103,6 +103,8 @@ export class P2PNetwork {
   private readonly peers = new Map<string, Status>();
   private readonly penalties = new Map<string, number>();
   private readonly banned = new Map<string, number>();
+  /** Blocks from peers imported since the start, by how they came. */
+  private readonly imported = { gossip: 0, range: 0 };
   /** Peers cut off by `test_setDeniedPeers` (test only): never dialled, never accepted. */
   private denied = new Set<string>();
   private readonly received = new Set<string>();
@@ -122,7 +124,7 @@ export class P2PNetwork {
       {
         heads: () => new Map([...this.peers].map(([id, status]) => [id, status.head])),
         fetch: (peer, from, count) => this.fetchRange(peer, from, count),
-        importBlock: (block, peer) => this.importBlock(block, peer),
+        importBlock: (block, peer) => this.importBlock(block, peer, "range"),
         penalize: (peer, points, reason) => this.penalize(peer, points, reason),
       },
       deps.log.child({ module: "sync" }),
@@ -147,6 +149,11 @@ export class P2PNetwork {
   /** True while the host listens for peers. */
   get listening(): boolean {
     return this.host !== undefined && this.host.getMultiaddrs().length > 0;
+  }
+
+  /** Blocks from peers verified and imported since the start, by how they came (gossip or range sync). */
+  get importedBlocks(): { readonly gossip: number; readonly range: number } {
+    return { ...this.imported };
   }
 
   /** True while blocks are being fetched from peers. */
@@ -455,64 +462,68 @@ export class P2PNetwork {
    * becomes the head; a block of a competing branch is stored and made canonical when fork choice
    * prefers its branch (a reorg: the pool takes back the dropped blocks' transactions).
    */
-  private importBlock(block: Block, peer: string): Promise<ImportResult> {
-    const { producer, verifier, chain, pool, log } = this.deps;
-    return producer.exclusive(async () => {
-      const extendsHead = equalsBytes(block.header.parentHash, chain.head.hash());
-      const verdict = await verifier.verify(block, !extendsHead);
-      const number = Number(block.header.number);
-      if (!verdict.ok) {
-        if (verdict.kind === "known") return "known";
-        if (INVALID_KINDS.has(verdict.kind)) {
-          log.warn(
-            { peer, number, hash: bytesToHex(block.hash()), reason: verdict.reason },
-            "block from peer rejected",
-          );
-          return "invalid";
-        }
-        log.debug({ peer, number, reason: verdict.reason }, "block from peer does not connect to this chain");
-        return "diverged";
-      }
-      this.remember(bytesToHex(block.hash()));
-      if (extendsHead) {
-        await chain.commit(verdict.built);
-        await pool.onNewHead(verdict.built, []);
-        log.debug({ peer, number }, "block from peer imported");
-        return "imported";
-      }
-      await chain.commitSide(verdict.built);
-      const branch = await this.forkChoice.branchToAdopt(block);
-      if (!branch) {
-        log.debug({ peer, number }, "block of a competing branch stored");
-        return "imported";
-      }
-      const reorg = await chain.reorg(branch);
-      const head = reorg.added[reorg.added.length - 1]!;
-      await pool.onNewHead(head, []);
-      const kept = new Set(
-        reorg.added.flatMap((h) => h.block.transactions.map((tx) => bytesToHex(tx.hash()))),
-      );
-      const readmitted: Uint8Array[] = [];
-      for (const { block: dropped } of reorg.removed) {
-        for (const tx of dropped.transactions) {
-          if (kept.has(bytesToHex(tx.hash()))) continue;
-          if (
-            await pool.add(tx).then(
-              () => true,
-              () => false,
-            )
-          )
-            readmitted.push(tx.serialize());
-        }
-      }
-      // Gossip has seen these already and would not carry them again: hand them to every peer.
-      this.pushTransactions(readmitted);
-      log.info(
-        { peer, head: number, depth: reorg.removed.length, added: reorg.added.length },
-        "reorganised to a heavier branch",
-      );
-      return "imported";
+  private importBlock(block: Block, peer: string, source: "gossip" | "range"): Promise<ImportResult> {
+    return this.deps.producer.exclusive(async () => {
+      const result = await this.verifyAndCommit(block, peer);
+      if (result === "imported") this.imported[source]++;
+      return result;
     });
+  }
+
+  private async verifyAndCommit(block: Block, peer: string): Promise<ImportResult> {
+    const { verifier, chain, pool, log } = this.deps;
+    const extendsHead = equalsBytes(block.header.parentHash, chain.head.hash());
+    const verdict = await verifier.verify(block, !extendsHead);
+    const number = Number(block.header.number);
+    if (!verdict.ok) {
+      if (verdict.kind === "known") return "known";
+      if (INVALID_KINDS.has(verdict.kind)) {
+        log.warn(
+          { peer, number, hash: bytesToHex(block.hash()), reason: verdict.reason },
+          "block from peer rejected",
+        );
+        return "invalid";
+      }
+      log.debug({ peer, number, reason: verdict.reason }, "block from peer does not connect to this chain");
+      return "diverged";
+    }
+    this.remember(bytesToHex(block.hash()));
+    if (extendsHead) {
+      await chain.commit(verdict.built);
+      await pool.onNewHead(verdict.built, []);
+      log.debug({ peer, number }, "block from peer imported");
+      return "imported";
+    }
+    await chain.commitSide(verdict.built);
+    const branch = await this.forkChoice.branchToAdopt(block);
+    if (!branch) {
+      log.debug({ peer, number }, "block of a competing branch stored");
+      return "imported";
+    }
+    const reorg = await chain.reorg(branch);
+    const head = reorg.added[reorg.added.length - 1]!;
+    await pool.onNewHead(head, []);
+    const kept = new Set(reorg.added.flatMap((h) => h.block.transactions.map((tx) => bytesToHex(tx.hash()))));
+    const readmitted: Uint8Array[] = [];
+    for (const { block: dropped } of reorg.removed) {
+      for (const tx of dropped.transactions) {
+        if (kept.has(bytesToHex(tx.hash()))) continue;
+        if (
+          await pool.add(tx).then(
+            () => true,
+            () => false,
+          )
+        )
+          readmitted.push(tx.serialize());
+      }
+    }
+    // Gossip has seen these already and would not carry them again: hand them to every peer.
+    this.pushTransactions(readmitted);
+    log.info(
+      { peer, head: number, depth: reorg.removed.length, added: reorg.added.length },
+      "reorganised to a heavier branch",
+    );
+    return "imported";
   }
 
   /** Sends raw transactions straight to every handshaken peer (transactions protocol). */
@@ -649,7 +660,7 @@ export class P2PNetwork {
       );
       return TopicValidatorResult.Reject;
     }
-    void this.importBlock(block, from).then((result) => {
+    void this.importBlock(block, from, "gossip").then((result) => {
       if (result === "invalid")
         this.penalize(from, INVALID_BLOCK_PENALTY, "relayed a block that failed re-execution");
       if (result === "diverged") this.askStatus(from);

@@ -14,7 +14,7 @@ export interface RangeSyncPeers {
   heads(): ReadonlyMap<string, BlockRef>;
   /** Asks `peer` for `count` canonical blocks from `from` (bounded, with a timeout). */
   fetch(peer: string, from: bigint, count: number): Promise<Block[]>;
-  /** Verifies and commits one block. */
+  /** Verifies and commits one block of a range answer. */
   importBlock(block: Block, peer: string): Promise<ImportResult>;
   /** Lowers `peer`'s score for a failed or wrong answer. */
   penalize(peer: string, points: number, reason: string): void;

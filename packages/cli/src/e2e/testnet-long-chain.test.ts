@@ -1,15 +1,31 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TestToken } from "@strata/contracts";
-import { createWalletClient, type Hash, http, parseEther } from "viem";
+import { createPublicClient, createWalletClient, type Hash, http, parseEther } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { devChainAt, FinalityWatch, rpc, Testnet, type TestnetNode, until } from "./testnet-harness.js";
+import {
+  devChainAt,
+  FinalityWatch,
+  rpc,
+  spawnStrata,
+  stopChild,
+  Testnet,
+  type TestnetNode,
+  until,
+} from "./testnet-harness.js";
 
+/** The single-process dev node that makes the long chain serves JSON-RPC here. */
+const SEED_PORT = 25020;
 /** Node i serves JSON-RPC on BASE_PORT + 2i and p2p on BASE_PORT + 2i + 1. */
-const BASE_PORT = 25020;
+const BASE_PORT = 25022;
+/** The full node that joins later: JSON-RPC, then p2p. */
+const JOINER_PORT = 25030;
+/** Blocks of the chain the network starts from. */
+const LONG_CHAIN = 1_000;
 const MNEMONIC = "test test test test test test test test test test test junk";
 const account = (addressIndex: number) => mnemonicToAccount(MNEMONIC, { addressIndex });
 
@@ -44,9 +60,58 @@ async function subscribeLogs(
   return { logs, close: () => socket.close() };
 }
 
-describe("strata testnet: a partition of two validators against two, healed", () => {
-  const datadir = mkdtempSync(join(tmpdir(), "strata-partition-"));
+/** Counts of `strata_p2p_imported_blocks_total` by source, from a node's /metrics. */
+async function importedBlocks(url: string): Promise<{ gossip: number; range: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const count = (source: string) =>
+    Number(
+      new RegExp(`^strata_p2p_imported_blocks_total\\{source="${source}"\\} (\\d+)$`, "m").exec(text)?.[1] ??
+        0,
+    );
+  return { gossip: count("gossip"), range: count("range") };
+}
+
+/**
+ * Makes a 1,000-block chain quickly and honestly: the single-process dev node seals for all four
+ * genesis validators (every block in turn, with its attestation), 1,000 blocks one second apart
+ * ending in the past, into `datadir`.
+ */
+async function mineLongChain(datadir: string): Promise<void> {
+  const seed = await spawnStrata(
+    [
+      "node",
+      "--network",
+      "dev",
+      "--datadir",
+      datadir,
+      "--mining",
+      "manual",
+      "--rpc.port",
+      String(SEED_PORT),
+      "--rpc.call-workers",
+      "0",
+      "--no-reporter",
+      "--no-demo",
+      "--log-level",
+      "error",
+    ],
+    "the seed node",
+  );
+  try {
+    const url = `http://127.0.0.1:${SEED_PORT}`;
+    const start = Math.floor(Date.now() / 1000) - LONG_CHAIN - 200;
+    await rpc(url, "evm_setNextBlockTimestamp", [`0x${start.toString(16)}`]);
+    await rpc(url, "anvil_mine", [`0x${LONG_CHAIN.toString(16)}`, "0x1"], 180_000);
+    expect(await rpc(url, "eth_blockNumber")).toBe(`0x${LONG_CHAIN.toString(16)}`);
+  } finally {
+    await stopChild(seed);
+  }
+}
+
+describe("strata testnet on a 1,000-block chain: a full node joins; a partition of two against two heals", () => {
+  const datadir = mkdtempSync(join(tmpdir(), "strata-long-chain-"));
   let testnet: Testnet;
+  let joiner: ChildProcess | undefined;
   let watch: FinalityWatch;
   let nodes: TestnetNode[];
   let token: `0x${string}`;
@@ -56,14 +121,24 @@ describe("strata testnet: a partition of two validators against two, healed", ()
   ] as const;
 
   beforeAll(async () => {
-    testnet = await Testnet.start({ basePort: BASE_PORT, datadir, flags: ["--test.peer-deny"] });
+    const seed = join(datadir, "seed");
+    await mineLongChain(seed);
+    // Every validator starts from a copy of that chain (its own key and p2p identity are added).
+    for (let i = 0; i < 4; i++) cpSync(seed, join(datadir, "testnet", `node-${i}`), { recursive: true });
+    testnet = await Testnet.start({
+      basePort: BASE_PORT,
+      datadir: join(datadir, "testnet"),
+      fresh: false,
+      flags: ["--test.peer-deny"],
+    });
     nodes = testnet.nodes;
     watch = new FinalityWatch(testnet);
     watch.start();
-  }, 180_000);
+  }, 300_000);
 
   afterAll(async () => {
     watch?.stop();
+    if (joiner) await stopChild(joiner);
     await testnet?.stop();
     rmSync(datadir, { recursive: true, force: true });
   }, 30_000);
@@ -84,8 +159,66 @@ describe("strata testnet: a partition of two validators against two, healed", ()
       gas: 100_000n,
     });
 
+  it("a full node joining after 1,000 blocks syncs to the head by range from its peers, then follows by gossip", async () => {
+    await until(
+      "the validators building on the long chain",
+      async () => ((await head(nodes[0]!)) >= BigInt(LONG_CHAIN) + 3n ? true : undefined),
+      90_000,
+    );
+    const url = `http://127.0.0.1:${JOINER_PORT}`;
+    joiner = await spawnStrata(
+      [
+        "node",
+        "--network",
+        "dev",
+        "--datadir",
+        join(datadir, "joiner"),
+        "--rpc.port",
+        String(JOINER_PORT),
+        "--p2p.port",
+        String(JOINER_PORT + 1),
+        "--p2p.addr",
+        "127.0.0.1",
+        "--bootnodes",
+        testnet.bootnodes.join(","),
+        "--mining",
+        "manual",
+        "--rpc.call-workers",
+        "0",
+        "--no-reporter",
+        "--no-demo",
+        "--log-level",
+        "error",
+      ],
+      "the joining node",
+    );
+    const client = createPublicClient({ chain: devChainAt(url), transport: http(url) });
+    const target = await head(nodes[0]!);
+    await until(
+      "the joining node at the head",
+      async () => ((await client.getBlockNumber({ cacheTime: 0 })) >= target ? true : undefined),
+      150_000,
+    );
+    const synced = await importedBlocks(url);
+    expect(synced.range).toBeGreaterThanOrEqual(LONG_CHAIN);
+    // From here on blocks come by gossip: each as it is sealed, no range request needed.
+    const at = await client.getBlockNumber({ cacheTime: 0 });
+    await until(
+      "five blocks by gossip",
+      async () => ((await importedBlocks(url)).gossip >= synced.gossip + 5 ? true : undefined),
+      60_000,
+    );
+    const followed = await client.getBlockNumber({ cacheTime: 0 });
+    expect(followed).toBeGreaterThanOrEqual(at + 5n);
+    const block = await client.getBlock({ blockNumber: followed });
+    expect((await nodes[0]!.client.getBlock({ blockNumber: followed })).hash).toBe(block.hash);
+    expect(await rpc(url, "eth_syncing")).toBe(false);
+    // It takes no side in the partition below.
+    await stopChild(joiner);
+    joiner = undefined;
+  }, 240_000);
+
   it("a token deployed before the partition is on every node", async () => {
-    await until("block 3", async () => ((await head(nodes[0]!)) >= 3n ? true : undefined), 90_000);
     const hash = await wallet(5, nodes[0]!).deployContract({
       abi: TestToken.abi,
       bytecode: TestToken.bytecode as `0x${string}`,
