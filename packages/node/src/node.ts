@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { Block } from "@ethereumjs/block";
+import { bytesToHex } from "@ethereumjs/util";
 import { ForecastThread } from "@strata/predictor";
 import type { Logger } from "pino";
 import { BlockVerifier } from "./chain/block-verifier.js";
@@ -156,7 +157,14 @@ export async function createNode(
     logger.child({ module: "producer" }),
   );
   const devAccounts = deriveDevAccounts(config.network);
-  const verifier = new BlockVerifier(chain, executor, trieDb, chainView, engine);
+  const verifier = new BlockVerifier(
+    chain,
+    executor,
+    trieDb,
+    chainView,
+    engine,
+    (hash) => pool.get(bytesToHex(hash))?.tx,
+  );
   const senderRecovery = SenderRecovery.shared();
   const network = config.p2p.enabled
     ? new P2PNetwork({

@@ -3,6 +3,7 @@ import { createPeerScoreParams, createTopicScoreParams } from "@chainsafe/libp2p
 import { noise } from "@chainsafe/libp2p-noise";
 import { yamux } from "@chainsafe/libp2p-yamux";
 import { type Block, createBlockFromRLP } from "@ethereumjs/block";
+import type { TypedTransaction } from "@ethereumjs/tx";
 import { bytesToHex, equalsBytes, hexToBytes } from "@ethereumjs/util";
 import { identify } from "@libp2p/identify";
 import { type Libp2p, type PeerId, type Stream, TopicValidatorResult } from "@libp2p/interface";
@@ -29,10 +30,14 @@ import { readFrames, readOneFrame, writeFrames } from "./streams.js";
 import {
   decodeRangeRequest,
   decodeStatus,
+  decodeTransactionBatch,
   encodeRangeRequest,
   encodeStatus,
+  encodeTransactionBatch,
+  GOSSIP_BATCH_BYTES,
   MAX_BLOCK_BYTES,
   MAX_FUTURE_SECONDS,
+  MAX_GOSSIP_TRANSACTIONS,
   MAX_PUSHED_TRANSACTIONS,
   MAX_RANGE_REQUEST_BYTES,
   MAX_RANGE_RESPONSE_BYTES,
@@ -80,7 +85,9 @@ const BAN_MS = 60_000;
 const MALFORMED_PENALTY = 20;
 /** Penalty of a block that passed the seal check but failed re-execution. */
 const INVALID_BLOCK_PENALTY = 50;
-/** Penalty of re-sending a transaction this node already holds (after gossip's own dedup expired). */
+/** How long a client's transaction waits for others to share its gossip message, ms. */
+const GOSSIP_BATCH_DELAY_MS = 20;
+/** Penalty of re-sending transactions this node already holds (after gossip's own dedup expired). */
 const DUPLICATE_TX_PENALTY = 0.5;
 /** Application penalties shrink by this factor every decay interval (a second). */
 const PENALTY_DECAY = 0.98;
@@ -105,6 +112,12 @@ export class P2PNetwork {
   private readonly banned = new Map<string, number>();
   /** Blocks from peers imported since the start, by how they came. */
   private readonly imported = { gossip: 0, range: 0 };
+  /** Hashes of transactions being admitted from peers: gossip relays them, they are not announced again. */
+  private readonly fromPeers = new Set<string>();
+  /** Transactions of this node's clients waiting to go out in one gossip message, and their bytes. */
+  private outbox: Uint8Array[] = [];
+  private outboxBytes = 0;
+  private flushTimer: NodeJS.Timeout | undefined;
   /** Peers cut off by `test_setDeniedPeers` (test only): never dialled, never accepted. */
   private denied = new Set<string>();
   private readonly received = new Set<string>();
@@ -277,9 +290,7 @@ export class P2PNetwork {
     pubsub.addEventListener("gossipsub:message", (event) => void this.onGossip(event.detail));
     this.unsubscribe.push(
       this.deps.chain.events.on("newHead", ({ block }) => this.announceBlock(block)),
-      this.deps.chain.events.on("pendingTransaction", (tx) =>
-        this.publish(this.topics.transactions, tx.serialize()),
-      ),
+      this.deps.chain.events.on("pendingTransaction", (tx) => this.queueTransaction(tx)),
     );
     const finality = this.deps.finality;
     if (finality)
@@ -299,6 +310,7 @@ export class P2PNetwork {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
+    clearTimeout(this.flushTimer);
     for (const off of this.unsubscribe) off();
     await this.sync.stop();
     await this.host?.stop();
@@ -547,8 +559,9 @@ export class P2PNetwork {
     try {
       for await (const raw of readFrames(stream, this.deps.maxTxBytes, REQUEST_TIMEOUT_MS)) {
         if (++count > MAX_PUSHED_TRANSACTIONS) throw new WireError("too many transactions in one push");
-        if ((await this.validateTransaction(raw, from)) === TopicValidatorResult.Reject)
-          this.penalize(from, MALFORMED_PENALTY, "pushed an invalid transaction");
+        const tx = await this.decodeTransaction(raw);
+        if (!tx) this.penalize(from, MALFORMED_PENALTY, "pushed an invalid transaction");
+        else await this.addFromPeer(tx);
       }
     } catch (error) {
       stream.abort(error as Error);
@@ -580,7 +593,7 @@ export class P2PNetwork {
     try {
       result =
         msg.topic === this.topics.transactions
-          ? await this.validateTransaction(msg.data, from)
+          ? await this.validateTransactions(msg.data, from)
           : msg.topic === this.topics.blocks
             ? await this.validateBlock(msg.data, from)
             : msg.topic === this.topics.votes
@@ -604,24 +617,72 @@ export class P2PNetwork {
     return outcome.status === "rejected" ? TopicValidatorResult.Reject : TopicValidatorResult.Ignore;
   }
 
-  /** A gossiped transaction: admitted to the pool by its normal rules, relayed only when admitted. */
-  private async validateTransaction(data: Uint8Array, from: string): Promise<TopicValidatorResult> {
-    const { chain, pool, maxTxBytes, senderRecovery } = this.deps;
-    if (data.length > maxTxBytes) return TopicValidatorResult.Reject;
-    let tx: Awaited<ReturnType<typeof decodeRawTransaction>>;
+  /**
+   * A gossiped batch of transactions: each admitted to the pool by its normal rules (their senders
+   * recovered together); relayed when at least one was new, rejected when any one can never be valid.
+   */
+  private async validateTransactions(data: Uint8Array, from: string): Promise<TopicValidatorResult> {
+    let raws: Uint8Array[];
     try {
-      tx = await decodeRawTransaction(data, chain.common, maxTxBytes, senderRecovery);
+      raws = decodeTransactionBatch(data, this.deps.maxTxBytes);
     } catch {
       return TopicValidatorResult.Reject;
     }
-    try {
-      await pool.add(tx);
-      return TopicValidatorResult.Accept;
-    } catch (error) {
-      if ((error as Error).message === "already known")
-        this.penalize(from, DUPLICATE_TX_PENALTY, "duplicate transaction");
-      return TopicValidatorResult.Ignore;
+    const decoded = await Promise.all(raws.map((raw) => this.decodeTransaction(raw)));
+    let added = 0;
+    let known = 0;
+    for (const tx of decoded) {
+      if (!tx) return TopicValidatorResult.Reject;
+      const outcome = await this.addFromPeer(tx);
+      if (outcome === "added") added++;
+      else if (outcome === "known") known++;
     }
+    if (added > 0) return TopicValidatorResult.Accept;
+    if (known === decoded.length) this.penalize(from, DUPLICATE_TX_PENALTY, "duplicate transactions");
+    return TopicValidatorResult.Ignore;
+  }
+
+  /** A raw transaction from a peer, decoded with its sender recovered; undefined when it can never be valid. */
+  private decodeTransaction(raw: Uint8Array): Promise<TypedTransaction | undefined> {
+    const { chain, maxTxBytes, senderRecovery } = this.deps;
+    return decodeRawTransaction(raw, chain.common, maxTxBytes, senderRecovery).catch(() => undefined);
+  }
+
+  /** Adds a transaction from a peer to the pool (gossip carries it on: it is not announced again). */
+  private async addFromPeer(tx: TypedTransaction): Promise<"added" | "known" | "refused"> {
+    const hash = bytesToHex(tx.hash());
+    this.fromPeers.add(hash);
+    try {
+      await this.deps.pool.add(tx);
+      return "added";
+    } catch (error) {
+      return (error as Error).message === "already known" ? "known" : "refused";
+    } finally {
+      this.fromPeers.delete(hash);
+    }
+  }
+
+  /**
+   * Announces a transaction this node admitted from a client (or took back after a reorg): it joins
+   * the batch being filled, sent as one gossip message once full or {@link GOSSIP_BATCH_DELAY_MS} later.
+   */
+  private queueTransaction(tx: TypedTransaction): void {
+    if (this.fromPeers.has(bytesToHex(tx.hash()))) return;
+    const raw = tx.serialize();
+    this.outbox.push(raw);
+    this.outboxBytes += raw.length;
+    if (this.outbox.length >= MAX_GOSSIP_TRANSACTIONS || this.outboxBytes >= GOSSIP_BATCH_BYTES)
+      this.flushTransactions();
+    else this.flushTimer ??= setTimeout(() => this.flushTransactions(), GOSSIP_BATCH_DELAY_MS);
+  }
+
+  private flushTransactions(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.outbox.length === 0) return;
+    this.publish(this.topics.transactions, encodeTransactionBatch(this.outbox));
+    this.outbox = [];
+    this.outboxBytes = 0;
   }
 
   /**
