@@ -208,6 +208,8 @@ export async function createNode(
           signers: engine.signerKeys,
           isOffline: (address) => engine.isOffline(address),
           ready: () => network?.readyToPropose() ?? true,
+          inRotation: (header, validator) =>
+            engine.cachedActiveSetAfter(header)?.some((v) => v.address === validator && !v.jailed) ?? false,
           jailEnd: (header, validator) => readJailEnd(common, states, header, validator),
           log: logger.child({ module: "unjail" }),
         })

@@ -39,6 +39,7 @@ describe("Unjailer", () => {
         signers: new Map([[validator, key]]),
         isOffline: () => false,
         ready: () => true,
+        inRotation: () => false,
         jailEnd,
         log: node.logger,
       });

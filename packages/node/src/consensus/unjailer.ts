@@ -28,6 +28,11 @@ export interface UnjailerOptions {
   readonly isOffline: (address: string) => boolean;
   /** False while the node catches up with its peers: what it reads then is stale. */
   readonly ready: () => boolean;
+  /**
+   * True when `validator` is known to be an unjailed member of the validator set after `header`
+   * (from what the node already read); the state is read only for a validator that is not.
+   */
+  readonly inRotation: (header: BlockHeader, validator: string) => boolean;
   /** The block from which `validator` may leave jail, read at `header`; undefined when it is not (or for good). */
   readonly jailEnd: (header: BlockHeader, validator: string) => Promise<bigint | undefined>;
   readonly log: Logger;
@@ -67,9 +72,9 @@ export class Unjailer {
   }
 
   private async check(head: BlockHeader): Promise<void> {
-    const { signers, isOffline, jailEnd } = this.options;
+    const { signers, isOffline, inRotation, jailEnd } = this.options;
     for (const [validator, key] of signers) {
-      if (isOffline(validator)) continue;
+      if (isOffline(validator) || inRotation(head, validator)) continue;
       const end = await jailEnd(head, validator);
       if (end === undefined) {
         this.sent.delete(validator);
