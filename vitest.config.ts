@@ -4,7 +4,10 @@ import { defineConfig } from "vitest/config";
 const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
 
 /** Tests that start a network of node processes: they run alone, after every other test file. */
-const MULTI_PROCESS = ["packages/cli/src/e2e/testnet.test.ts"];
+const MULTI_PROCESS = [
+  "packages/cli/src/e2e/testnet.test.ts",
+  "packages/cli/src/e2e/testnet-long-chain.test.ts",
+];
 
 export default defineConfig({
   resolve: {
@@ -29,7 +32,8 @@ export default defineConfig({
         // Four validators with 1 s blocks need the machine's cores to themselves: a test file
         // beside them starves a validator of its slots.
         extends: true,
-        test: { name: "network", include: MULTI_PROCESS, sequence: { groupOrder: 1 } },
+        // One file at a time: each starts a network of its own.
+        test: { name: "network", include: MULTI_PROCESS, maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
     ],
   },

@@ -139,6 +139,15 @@ export async function allocatePort(): Promise<number> {
   throw new Error(`no free port in ${PORT_MIN}-${PORT_MAX}`);
 }
 
+/** The first of `count` consecutive free ports in the bench range (a `strata testnet --base-port`). */
+export async function allocatePortBlock(count: number): Promise<number> {
+  for (let base = PORT_MIN + 10; base + count - 1 <= PORT_MAX; base += count) {
+    const ports = Array.from({ length: count }, (_, i) => base + i);
+    if ((await Promise.all(ports.map(portIsFree))).every(Boolean)) return base;
+  }
+  throw new Error(`no ${count} consecutive free ports in ${PORT_MIN}-${PORT_MAX}`);
+}
+
 // ---- anvil ----
 
 export function anvilBinary(): string {

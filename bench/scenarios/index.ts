@@ -6,6 +6,7 @@ import { dappWorkflow } from "./dappWorkflow.js";
 import { getBalance } from "./getBalance.js";
 import { getLogs, getLogsTopic } from "./getLogs.js";
 import { ingest } from "./ingest.js";
+import { network } from "./network.js";
 import { receipt } from "./receipt.js";
 import { traceTransaction } from "./traceTransaction.js";
 import type { Scenario } from "./types.js";
@@ -31,4 +32,5 @@ export const SCENARIOS: readonly Scenario[] = [
   wsNewHeads,
   dappWorkflow,
   attack,
+  network,
 ];

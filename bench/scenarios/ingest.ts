@@ -92,7 +92,11 @@ async function supportsBatch(rpc: RpcClient): Promise<boolean> {
 }
 
 /** Mined ("latest") nonces of the given addresses. */
-async function latestNonces(rpc: RpcClient, addresses: readonly Hex[], batch: boolean): Promise<number[]> {
+export async function latestNonces(
+  rpc: RpcClient,
+  addresses: readonly Hex[],
+  batch: boolean,
+): Promise<number[]> {
   if (batch) {
     const out = await rpc.batch(
       addresses.map((a) => ({ method: "eth_getTransactionCount", params: [a, "latest"] })),
@@ -108,7 +112,7 @@ async function latestNonces(rpc: RpcClient, addresses: readonly Hex[], batch: bo
 }
 
 /** Funds the senders from the 10 dev accounts and waits until every funding transfer is mined. */
-async function fundSenders(
+export async function fundSenders(
   ctx: ScenarioContext,
   rpc: RpcClient,
   senders: readonly LocalAccount[],

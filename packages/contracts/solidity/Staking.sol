@@ -11,8 +11,14 @@ import {SystemCallable} from "./SystemCallable.sol";
 ///  - `recordSlot(proposer, missed)` once per block, which keeps proposal statistics, a ring of the
 ///    last uptimeWindow slots, and jails validators after `jailThreshold` consecutive misses;
 ///  - `distributeRewards()` once per epoch, in its last block, with msg.value = the epoch's block
-///    rewards plus fees. It credits the active set pro rata to stake and then recomputes the active
-///    set (top `maxValidators` by stake) that proposes during the next epoch.
+///    rewards plus fees. It credits the set's unjailed members pro rata to stake and then recomputes
+///    the validator set (top `maxValidators` by stake) of the next epoch.
+///
+/// The validator set (`validatorSet()`) is also the set of finality voters. Jailing for missed slots
+/// takes a validator out of the proposer rotation only: it keeps its place in the set and its stake
+/// keeps counting towards the two thirds a finality attestation needs, so that validators on one
+/// side of a network partition can never jail those on the other side out of the quorum and
+/// finalize on their own. Only a double signer (jailed for good) leaves the set at once.
 ///
 /// Amounts are wei; commission is a fraction in 1e18 fixed point (5 % = 0.05e18).
 contract Staking is SystemCallable {
@@ -425,8 +431,9 @@ contract Staking is SystemCallable {
         emit CommissionChanged(msg.sender, old, newCommission);
     }
 
-    /// @notice Leave jail once `jailedUntil` is reached. The validator rejoins the active set at the
-    /// next epoch boundary if its stake ranks it there.
+    /// @notice Leave jail once `jailedUntil` is reached. A validator still in the validator set
+    /// proposes again from the next block; one that is not rejoins at the next epoch boundary if its
+    /// stake ranks it there.
     function unjail() external {
         Stats storage s = _stats[msg.sender];
         if (!s.registered) revert UnknownValidator(msg.sender);
@@ -440,19 +447,23 @@ contract Staking is SystemCallable {
 
     // ------------------------------------------------------------------ double-sign evidence
 
-    /// @notice Evidence that one validator sealed two different blocks at one height. Each header is
-    /// the RLP of a block header without its seal (extraData cut before its last 65 bytes), whose
-    /// keccak256 the seal signs; each seal is r ‖ s ‖ v (v 0/1 or 27/28). Anyone may submit it:
-    /// the sealer is jailed for good and DOUBLE_SIGN_SLASH of its self-stake and of every
-    /// delegation to it is slashed. One offence (validator, height) is slashed once.
+    /// @notice Evidence that one validator sealed two different blocks at one height on one parent.
+    /// Each header is the RLP of a block header without its seal (extraData cut before its last 65
+    /// bytes), whose keccak256 the seal signs; each seal is r ‖ s ‖ v (v 0/1 or 27/28). Anyone may
+    /// submit it: the sealer is jailed for good and DOUBLE_SIGN_SLASH of its self-stake and of every
+    /// delegation to it is slashed. One offence (validator, height) is slashed once. Two blocks on
+    /// different parents prove nothing: a validator that reorganised to another branch seals again
+    /// at heights it sealed on the branch it left.
     function slashDoubleSeal(bytes calldata headerA, bytes calldata sealA, bytes calldata headerB, bytes calldata sealB)
         external
     {
         bytes32 hashA = keccak256(headerA);
         bytes32 hashB = keccak256(headerB);
         if (hashA == hashB) revert InvalidEvidence("same block");
-        uint256 number = _headerNumber(headerA);
-        if (_headerNumber(headerB) != number) revert InvalidEvidence("different heights");
+        (uint256 number, bytes32 parent) = _headerNumberAndParent(headerA);
+        (uint256 numberB, bytes32 parentB) = _headerNumberAndParent(headerB);
+        if (numberB != number) revert InvalidEvidence("different heights");
+        if (parentB != parent) revert InvalidEvidence("different parents");
         address signer = _recover(hashA, sealA);
         if (signer != _recover(hashB, sealB)) revert InvalidEvidence("different signers");
         _slashDoubleSign(signer, number, 0);
@@ -508,11 +519,11 @@ contract Staking is SystemCallable {
             ++s.blocksMissed;
             ++s.windowMissed;
             ++s.missedInRow;
-            if (!s.jailed && s.missedInRow >= jailThreshold && !_isLastActive(a)) {
+            // Out of the rotation, not out of the set (see the contract comment).
+            if (!s.jailed && s.missedInRow >= jailThreshold && !_isLastProposer(a)) {
                 s.jailed = true;
                 uint256 until = block.number + jailCooldown;
                 _meta[a].jailedUntil = uint64(until);
-                _removeActive(a);
                 emit ValidatorJailed(a, until, s.missedInRow);
             }
             _stats[a] = s;
@@ -526,8 +537,9 @@ contract Staking is SystemCallable {
     }
 
     /// @notice Called by the node once per epoch, in the epoch's last block, with msg.value = the
-    /// epoch's block rewards plus fees. Splits it over the active set pro rata to total stake (the
-    /// rounding remainder of that split goes to the first, highest-staked, validator); within a
+    /// epoch's block rewards plus fees. Splits it over the validator set's unjailed members pro rata
+    /// to total stake (the rounding remainder of that split goes to the first, highest-staked, of
+    /// them; a jailed member earns nothing); within a
     /// validator the delegators' share, less commission, goes to its delegators pro rata to their
     /// amounts, and the rest (own-stake share plus commission) to the validator. Every wei of
     /// msg.value is credited. Then recomputes the active set for the next epoch.
@@ -538,7 +550,7 @@ contract Staking is SystemCallable {
         _lastDistributedEpoch = uint64(epoch);
 
         uint256 amount = msg.value + undistributedRewards;
-        address[] memory set = _activeSet;
+        address[] memory set = _proposers();
         uint256 n = set.length;
         Stake[] memory stakes = new Stake[](n);
         uint256 total;
@@ -613,18 +625,33 @@ contract Staking is SystemCallable {
         return _validatorList.length;
     }
 
+    /// @notice How many validators are active: in the validator set and not jailed.
     function activeValidatorCount() external view returns (uint256) {
-        return _activeSet.length;
+        return _proposers().length;
     }
 
-    /// @notice The validators allowed to propose now, ordered by stake (desc, ties by address) as
-    /// of the last epoch boundary; jailed or exited validators are removed at once.
+    /// @notice The validators allowed to propose now (the validator set's unjailed members), ordered
+    /// by stake (desc, ties by address) as of the last epoch boundary.
     function activeValidators() external view returns (address[] memory validators, uint256[] memory stakes) {
+        validators = _proposers();
+        stakes = _stakesOf(validators);
+    }
+
+    /// @notice The validator set as the node reads it for consensus: every member, ordered by stake
+    /// (desc, ties by address) as of the last epoch boundary, with its total stake and whether it is
+    /// jailed. All members vote for finality; the unjailed ones propose. Exited and double-signing
+    /// validators leave it at once, validators jailed for missed slots stay until an epoch boundary
+    /// ranks them out by stake.
+    function validatorSet()
+        external
+        view
+        returns (address[] memory validators, uint256[] memory stakes, bool[] memory jailed)
+    {
         validators = _activeSet;
-        stakes = new uint256[](validators.length);
+        stakes = _stakesOf(validators);
+        jailed = new bool[](validators.length);
         for (uint256 i; i < validators.length; ++i) {
-            Stake memory st = _stake[validators[i]];
-            stakes[i] = uint256(st.self) + st.delegated;
+            jailed[i] = _stats[validators[i]].jailed;
         }
     }
 
@@ -633,12 +660,13 @@ contract Staking is SystemCallable {
         return _stats[account].registered;
     }
 
+    /// @notice True for a validator in the validator set that is not jailed.
     function isActiveValidator(address account) external view returns (bool) {
-        return _activeIndex[account] != 0;
+        return _activeIndex[account] != 0 && !_stats[account].jailed;
     }
 
-    /// @notice The `n` eligible (bonded, not jailed) validators with the most stake, desc, ties by
-    /// address ascending: the set the next epoch boundary would select when n == maxValidators.
+    /// @notice The `n` eligible validators (bonded, not jailed for good) with the most stake, desc,
+    /// ties by address ascending: the set the next epoch boundary would select when n == maxValidators.
     function topValidators(uint256 n) external view returns (ValidatorInfo[] memory out) {
         (address[] memory top,) = _selectTop(n);
         out = new ValidatorInfo[](top.length);
@@ -762,7 +790,7 @@ contract Staking is SystemCallable {
         // Jailed for good: unjail() never succeeds again. The chain keeps its last proposer.
         s.jailed = true;
         _meta[validator].jailedUntil = type(uint64).max;
-        if (!_isLastActive(validator)) _removeActive(validator);
+        if (!_isLastProposer(validator)) _removeActive(validator);
         emit ValidatorSlashed(validator, number, kind, amount, msg.sender);
         emit ValidatorJailed(validator, type(uint64).max, s.missedInRow);
     }
@@ -779,10 +807,13 @@ contract Staking is SystemCallable {
         if (signer == address(0)) revert InvalidEvidence("signature");
     }
 
-    /// @dev The `number` field (index 8) of an RLP-encoded block header.
-    function _headerNumber(bytes calldata header) private pure returns (uint256 number) {
+    /// @dev The `number` (index 8) and `parentHash` (index 0) fields of an RLP-encoded block header.
+    function _headerNumberAndParent(bytes calldata header) private pure returns (uint256 number, bytes32 parent) {
         (uint256 p, uint256 len, bool isList) = _rlpItem(header, 0);
         if (!isList || p + len != header.length) revert InvalidEvidence("header is not one RLP list");
+        (uint256 parentAt, uint256 parentLen, bool parentNested) = _rlpItem(header, p);
+        if (parentNested || parentLen != 32) revert InvalidEvidence("header parent hash");
+        parent = bytes32(header[parentAt:parentAt + 32]);
         for (uint256 i; i < 8; ++i) {
             (uint256 start, uint256 size,) = _rlpItem(header, p);
             p = start + size;
@@ -933,8 +964,38 @@ contract Staking is SystemCallable {
         }
     }
 
-    function _isLastActive(address a) private view returns (bool) {
-        return _activeIndex[a] != 0 && _activeSet.length == 1;
+    /// @dev True when `a` is the only unjailed member of the validator set: jailing it would leave
+    /// nobody to propose.
+    function _isLastProposer(address a) private view returns (bool) {
+        if (_activeIndex[a] == 0) return false;
+        uint256 len = _activeSet.length;
+        for (uint256 i; i < len; ++i) {
+            address other = _activeSet[i];
+            if (other != a && !_stats[other].jailed) return false;
+        }
+        return true;
+    }
+
+    /// @dev The validator set's unjailed members, in set order.
+    function _proposers() private view returns (address[] memory out) {
+        uint256 len = _activeSet.length;
+        out = new address[](len);
+        uint256 n;
+        for (uint256 i; i < len; ++i) {
+            address a = _activeSet[i];
+            if (!_stats[a].jailed) out[n++] = a;
+        }
+        assembly ("memory-safe") {
+            mstore(out, n)
+        }
+    }
+
+    function _stakesOf(address[] memory validators) private view returns (uint256[] memory stakes) {
+        stakes = new uint256[](validators.length);
+        for (uint256 i; i < validators.length; ++i) {
+            Stake memory st = _stake[validators[i]];
+            stakes[i] = uint256(st.self) + st.delegated;
+        }
     }
 
     function _addDelegatedTo(address delegator, address validator) private {
@@ -1006,7 +1067,8 @@ contract Staking is SystemCallable {
         if (n == 0) return (out, outStakes);
         for (uint256 i; i < len; ++i) {
             address a = _candidates[i];
-            if (_stats[a].jailed) continue;
+            // Jailed for missed slots keeps a validator eligible; jailed for good does not.
+            if (_stats[a].jailed && _meta[a].jailedUntil == type(uint64).max) continue;
             Stake memory st = _stake[a];
             uint256 s = uint256(st.self) + st.delegated;
             // insertion into the sorted prefix [0, size): indices stay below n <= out.length

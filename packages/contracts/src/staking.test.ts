@@ -446,7 +446,7 @@ describe("Staking: slots, jailing and uptime", () => {
     expect(await evm.read({ address, abi, functionName: "slotCount" })).toBe(2n);
   });
 
-  it("jails after jailThreshold consecutive misses; unjail only after the cooldown", async () => {
+  it("jails after jailThreshold consecutive misses: out of the rotation, still a voter; unjail only after the cooldown", async () => {
     const evm = await setup();
     for (let b = 1n; b <= 2n; b++) {
       evm.setBlock(b);
@@ -464,8 +464,21 @@ describe("Staking: slots, jailing and uptime", () => {
       jailedUntil: 8n,
       blocksMissed: 3n,
     });
+    // It proposes no more, but keeps its place in the validator set (the finality voters).
     expect(await active(evm)).toEqual([V1, V3]);
+    expect(await evm.read({ address, abi, functionName: "activeValidatorCount" })).toBe(2n);
     expect(await evm.read({ address, abi, functionName: "isActiveValidator", args: [V2] })).toBe(false);
+    expect(await evm.read({ address, abi, functionName: "validatorSet" })).toEqual([
+      [V1, V2, V3],
+      [300n * STRA, 200n * STRA, 100n * STRA],
+      [false, true, false],
+    ]);
+    // An epoch boundary keeps it in the set, and its share of the rewards goes to the others.
+    evm.setBlock(4n);
+    await distribute(evm, 4n * STRA);
+    expect((await evm.read({ address, abi, functionName: "validatorSet" }))[0]).toEqual([V1, V2, V3]);
+    expect(await evm.read({ address, abi, functionName: "pendingRewards", args: [V2] })).toBe(0n);
+    expect(await evm.read({ address, abi, functionName: "pendingRewards", args: [V1] })).toBe(3n * STRA);
 
     const unjail = (from: `0x${string}`) => evm.write({ address, abi, functionName: "unjail", from });
     evm.setBlock(7n);
@@ -475,11 +488,29 @@ describe("Staking: slots, jailing and uptime", () => {
     evm.setBlock(8n);
     const u = await unjail(V2);
     expect(TestEvm.events(u, abi, "ValidatorUnjailed")).toEqual([{ validator: V2 }]);
-    expect(await info(evm, V2)).toMatchObject({ status: INACTIVE, jailed: false, missedInRow: 0n });
-    // back in the active set at the epoch boundary
+    // Back in the rotation at once: it never left the set.
+    expect(await info(evm, V2)).toMatchObject({ status: ACTIVE, jailed: false, missedInRow: 0n });
+    expect(await active(evm)).toEqual([V1, V2, V3]);
+  });
+
+  it("a validator jailed for missed slots that is no longer ranked leaves the set at the epoch boundary", async () => {
+    const evm = await setup();
+    for (let b = 1n; b <= 3n; b++) {
+      evm.setBlock(b);
+      await recordSlot(evm, V1, [V3]);
+    }
+    expect(await info(evm, V3)).toMatchObject({ jailed: true });
+    await evm.write({
+      address,
+      abi,
+      functionName: "registerValidator",
+      args: [0n],
+      from: V4,
+      value: 150n * STRA,
+    });
     evm.setBlock(9n);
     await distribute(evm, 0n);
-    expect(await active(evm)).toEqual([V1, V2, V3]);
+    expect((await evm.read({ address, abi, functionName: "validatorSet" }))[0]).toEqual([V1, V2, V4]);
   });
 
   it("a proposal resets the consecutive-miss counter", async () => {
@@ -505,6 +536,20 @@ describe("Staking: slots, jailing and uptime", () => {
       evm.mine();
     }
     expect(await info(evm, V1)).toMatchObject({ jailed: false, missedInRow: 5n, status: ACTIVE });
+  });
+
+  it("never jails the last unjailed member of the set: somebody must propose", async () => {
+    const evm = await setup();
+    for (let i = 0; i < 3; i++) {
+      await recordSlot(evm, V1, [V2, V3]);
+      evm.mine();
+    }
+    for (let i = 0; i < 5; i++) {
+      await recordSlot(evm, STRANGER, [V1]);
+      evm.mine();
+    }
+    expect(await info(evm, V1)).toMatchObject({ jailed: false, missedInRow: 5n, status: ACTIVE });
+    expect(await active(evm)).toEqual([V1]);
   });
 
   it("keeps uptime counters over the last uptimeWindow slots and ignores unknown addresses", async () => {
@@ -935,10 +980,10 @@ describe("Staking: double-sign slashing", () => {
   const SIGNER = privateKeyToAccount(KEY).address;
   const CHAIN_ID = 1337n;
 
-  /** An RLP header (the fields a Prague header has) at `number`; `salt` makes two differ. */
-  const header = (number: bigint, salt: number): Hex =>
+  /** An RLP header (the fields a Prague header has) at `number` on `parent`; `salt` makes two differ. */
+  const header = (number: bigint, salt: number, parent = keccak256(toHex(number - 1n))): Hex =>
     toRlp([
-      keccak256(toHex(salt)),
+      parent,
       keccak256("0x"),
       SIGNER,
       keccak256(toHex(salt + 1)),
@@ -1057,6 +1102,11 @@ describe("Staking: double-sign slashing", () => {
     });
     await expect(slash([a, await seal(a), c, await seal(c)])).rejects.toMatchObject({
       args: ["different heights"],
+    });
+    // After a reorganisation a validator seals again at a height it sealed on the branch it left.
+    const onOtherBranch = header(11n, 4, keccak256("0xbeef"));
+    await expect(slash([a, await seal(a), onOtherBranch, await seal(onOtherBranch)])).rejects.toMatchObject({
+      args: ["different parents"],
     });
     await expect(slash([a, await seal(a), b, await seal(b, OTHER_KEY)])).rejects.toMatchObject({
       args: ["different signers"],

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { Block } from "@ethereumjs/block";
+import { bytesToHex } from "@ethereumjs/util";
 import { ForecastThread } from "@strata/predictor";
 import type { Logger } from "pino";
 import { BlockVerifier } from "./chain/block-verifier.js";
@@ -9,7 +10,8 @@ import type { NodeConfig } from "./config/node-config.js";
 import { createPosEngine } from "./consensus/create-engine.js";
 import type { PosEngine } from "./consensus/engine.js";
 import { FinalityGadget } from "./consensus/finality.js";
-import { readActiveSetAfter } from "./consensus/system-calls.js";
+import { readActiveSetAfter, readJailEnd } from "./consensus/system-calls.js";
+import { Unjailer } from "./consensus/unjailer.js";
 import { SenderRecovery } from "./crypto/sender-recovery.js";
 import { DepinDemo } from "./demo/depin-demo.js";
 import { type DevAccount, deriveDevAccounts } from "./dev-accounts.js";
@@ -134,20 +136,6 @@ export async function createNode(
         doubleSign: config.validator?.testDoubleSign === true,
       })
     : undefined;
-  if (engine && finality) {
-    engine.attachFinality(finality);
-    // Every new head: remember its seal (double-seal detection) and vote for it with the local keys.
-    // Of blocks committed together (a reorg's branch, a dev mining run) only the last, the head, is
-    // voted for here: only the head's child can still carry an attestation, and the producer signed
-    // its own blocks' votes as it built each one's child.
-    chain.events.on("newHead", ({ block }) => {
-      const isHead = block === chain.head;
-      void finality
-        .onImportedHeader(block.header)
-        .then(() => (isHead ? finality.signLocalVotes(block.header) : undefined))
-        .catch((error: unknown) => logger.warn({ err: error }, "finality vote failed"));
-    });
-  }
   const source =
     config.follow === undefined
       ? undefined
@@ -169,7 +157,14 @@ export async function createNode(
     logger.child({ module: "producer" }),
   );
   const devAccounts = deriveDevAccounts(config.network);
-  const verifier = new BlockVerifier(chain, executor, trieDb, chainView, engine);
+  const verifier = new BlockVerifier(
+    chain,
+    executor,
+    trieDb,
+    chainView,
+    engine,
+    (hash) => pool.get(bytesToHex(hash))?.tx,
+  );
   const senderRecovery = SenderRecovery.shared();
   const network = config.p2p.enabled
     ? new P2PNetwork({
@@ -188,6 +183,37 @@ export async function createNode(
       })
     : undefined;
   if (network) producer.setProposeGate(() => network.readyToPropose());
+  if (engine && finality) {
+    engine.attachFinality(finality);
+    // Every new head: remember its seal (double-seal detection) and vote for it with the local keys.
+    // Of blocks committed together (a reorg's branch, a dev mining run) only the last, the head, is
+    // voted for here: only the head's child can still carry an attestation, and the producer signed
+    // its own blocks' votes as it built each one's child. Nothing is voted for while the node catches
+    // up with its peers (votes for old blocks help nobody).
+    chain.events.on("newHead", ({ block }) => {
+      const votes = block === chain.head && network?.readyToPropose() !== false;
+      void finality
+        .onImportedHeader(block.header)
+        .then(() => (votes ? finality.signLocalVotes(block.header) : undefined))
+        .catch((error: unknown) => logger.warn({ err: error }, "finality vote failed"));
+    });
+  }
+  // A validator among others takes itself out of jail once it is back (dev's offline validators stay).
+  const unjailer =
+    engine?.waitsForTurn && !sealsNothing
+      ? new Unjailer({
+          chain,
+          pool,
+          common,
+          signers: engine.signerKeys,
+          isOffline: (address) => engine.isOffline(address),
+          ready: () => network?.readyToPropose() ?? true,
+          inRotation: (header, validator) =>
+            engine.cachedActiveSetAfter(header)?.some((v) => v.address === validator && !v.jailed) ?? false,
+          jailEnd: (header, validator) => readJailEnd(common, states, header, validator),
+          log: logger.child({ module: "unjail" }),
+        })
+      : undefined;
   const subscriptions = new SubscriptionManager(chain, config.rpc.maxSubscriptionsPerConnection);
   const filters = new FilterManager(chain.events);
   // The svc_ modules read system contracts on their own execution queue, apart from eth_call's.
@@ -311,6 +337,7 @@ export async function createNode(
     subscriptions: () => subscriptions.size,
     workerCalls: () => callWorkers?.dispatched ?? 0,
     peers: () => network?.peerCount ?? 0,
+    importedBlocks: () => network?.importedBlocks ?? { gossip: 0, range: 0 },
     boundedStructures: () => [
       ...chain.boundedStructures(),
       ...trieDb.boundedStructures(),
@@ -428,6 +455,7 @@ export async function createNode(
       await network?.start();
       if (follower) follower.start();
       else producer.start();
+      unjailer?.start();
       logger.info({ url: node.rpcUrl, head: Number(chain.head.header.number) }, "serving JSON-RPC");
       if (config.reporter && config.follow === undefined) {
         node.reporter = createBuiltinReporter(
@@ -455,6 +483,7 @@ export async function createNode(
       await http.close();
       await metricsServer?.close();
       await follower?.stop();
+      unjailer?.stop();
       await network?.stop();
       await producer.stop();
       pool.stop();

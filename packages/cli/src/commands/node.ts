@@ -117,6 +117,11 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
     description: "comma-separated multiaddrs of peers to join, e.g. /ip4/10.0.0.1/tcp/30303/p2p/12D3Koo…",
   },
   "p2p.max-peers": { type: "string", description: "most peer connections kept (default 50)" },
+  "test.peer-deny": {
+    type: "boolean",
+    description:
+      "TEST ONLY: serve test_setDeniedPeers, which cuts this node off from the peers it names (partition tests)",
+  },
   "test.double-sign": {
     type: "boolean",
     description:
@@ -253,7 +258,7 @@ function txpoolOverrides(values: FlagValues): NonNullable<NodeConfigOverrides["t
   return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
 }
 
-/** The `--p2p.port`, `--p2p.addr`, `--bootnodes` and `--p2p.max-peers` settings (only those given). */
+/** The `--p2p.port`, `--p2p.addr`, `--bootnodes`, `--p2p.max-peers` and `--test.peer-deny` settings (only those given). */
 function p2pOverrides(values: FlagValues): Pick<NodeConfigOverrides, "p2p"> {
   const p2p: {
     -readonly [K in keyof NonNullable<NodeConfigOverrides["p2p"]>]: NonNullable<
@@ -266,6 +271,7 @@ function p2pOverrides(values: FlagValues): Pick<NodeConfigOverrides, "p2p"> {
   }
   if (values["p2p.addr"] !== undefined) p2p.addr = values["p2p.addr"] as string;
   if (values["p2p.max-peers"] !== undefined) p2p.maxPeers = intFlag(values, "p2p.max-peers", 50, 1, 10_000);
+  if (values["test.peer-deny"] === true) p2p.testPeerDeny = true;
   const bootnodes = values.bootnodes as string | undefined;
   if (bootnodes !== undefined) {
     const list = bootnodes

@@ -24,6 +24,11 @@ export const TESTNET_FLAGS: Record<string, FlagSpec> = {
   "block-time": { type: "string", description: "seconds between blocks (default 1)" },
   fresh: { type: "boolean", description: "wipe the datadir before starting" },
   "log-level": { type: "string", description: "log level of the nodes (default warn)" },
+  "test.peer-deny": {
+    type: "boolean",
+    description:
+      "TEST ONLY: start every node with --test.peer-deny (test_setDeniedPeers, for partition tests)",
+  },
   help: { type: "boolean", description: "print this help" },
 };
 
@@ -96,6 +101,7 @@ async function planNodes(values: FlagValues): Promise<PlannedNode[]> {
       "--no-demo",
       "--log-level",
       logLevel,
+      ...(values["test.peer-deny"] === true ? ["--test.peer-deny"] : []),
     ];
     if (n.i >= validators) {
       // A full node: it verifies and serves, and seals nothing on its own.

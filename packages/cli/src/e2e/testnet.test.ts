@@ -1,122 +1,56 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import {
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  http,
-  type PublicClient,
-  parseEther,
-} from "viem";
+import { createWalletClient, http, parseEther } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devChainAt, FinalityWatch, rpc, Testnet, type TestnetNode, until } from "./testnet-harness.js";
 
-const BIN = fileURLToPath(new URL("../../bin/strata.js", import.meta.url));
 /** Node i serves JSON-RPC on BASE_PORT + 2i and p2p on BASE_PORT + 2i + 1. */
-const BASE_PORT = 24600;
-const sender = mnemonicToAccount("test test test test test test test test test test test junk", {
-  addressIndex: 7,
-});
+const BASE_PORT = 25000;
+const MNEMONIC = "test test test test test test test test test test test junk";
+const sender = mnemonicToAccount(MNEMONIC, { addressIndex: 7 });
+const reporter = mnemonicToAccount(MNEMONIC, { addressIndex: 8 });
 
-const testnetChain = defineChain({
-  id: 1337,
-  name: "testnet",
-  nativeCurrency: { name: "Strata", symbol: "STRA", decimals: 18 },
-  rpcUrls: { default: { http: [`http://127.0.0.1:${BASE_PORT}`] } },
-});
-
-interface NodeLine {
-  readonly name: string;
-  readonly pid: number;
-  readonly url: string;
-  readonly args: string[];
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+interface ValidatorJson {
+  address: string;
+  status: string;
+  jailed: boolean;
+  selfStake: string;
 }
 
 describe("strata testnet: four validator processes over p2p", () => {
   const datadir = mkdtempSync(join(tmpdir(), "strata-testnet-"));
-  let testnet: ChildProcess;
-  let restarted: ChildProcess | undefined;
-  const nodes: NodeLine[] = [];
-  const clients: PublicClient[] = [];
+  let testnet: Testnet;
+  let watch: FinalityWatch;
+  let nodes: TestnetNode[];
 
   beforeAll(async () => {
-    testnet = spawn(
-      process.execPath,
-      [
-        BIN,
-        "testnet",
-        "--base-port",
-        String(BASE_PORT),
-        "--datadir",
-        datadir,
-        "--fresh",
-        "--log-level",
-        "error",
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    const ready: string[] = [];
-    let current: { name: string; pid: number; url: string } | undefined;
-    createInterface({ input: testnet.stdout! }).on("line", (line) => {
-      const header = /^(node-\d+) · .* · pid (\d+) · (\S+)$/.exec(line);
-      if (header) current = { name: header[1]!, pid: Number(header[2]), url: header[3]! };
-      const command = /^ {2}strata (.*)$/.exec(line);
-      if (command && current) nodes.push({ ...current, args: command[1]!.split(" ") });
-      const match = /^ready (\S+)$/.exec(line);
-      if (match) ready.push(match[1]!);
-    });
-    await until("four ready lines", async () => (ready.length === 4 ? true : undefined), 150_000);
-    const chain = defineChain({
-      id: 1337,
-      name: "testnet",
-      nativeCurrency: { name: "Strata", symbol: "STRA", decimals: 18 },
-      rpcUrls: { default: { http: [ready[0]!] } },
-    });
-    for (const url of ready)
-      clients.push(createPublicClient({ chain, transport: http(url) }) as PublicClient);
-    expect(nodes.map((n) => n.url)).toEqual(ready);
+    testnet = await Testnet.start({ basePort: BASE_PORT, datadir });
+    nodes = testnet.nodes;
+    watch = new FinalityWatch(testnet);
+    watch.start();
   }, 180_000);
 
   afterAll(async () => {
-    if (testnet?.pid && alive(testnet.pid)) testnet.kill("SIGTERM");
-    if (restarted?.pid && alive(restarted.pid)) restarted.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 6_000));
-    for (const pid of [...nodes.map((n) => n.pid), restarted?.pid, testnet?.pid]) {
-      if (pid !== undefined && alive(pid)) process.kill(pid, "SIGKILL");
-    }
+    watch?.stop();
+    await testnet?.stop();
     rmSync(datadir, { recursive: true, force: true });
   }, 30_000);
 
-  /** The hash of block `n` on every node, once all of them agree on it. */
+  const head = (node = nodes[0]!) => node.client.getBlockNumber({ cacheTime: 0 });
+  const finalized = async (node: TestnetNode) =>
+    (await node.client.getBlock({ blockTag: "finalized" })).number;
+  const validatorOn = async (node: TestnetNode, address: string) =>
+    (await rpc<ValidatorJson[]>(node.url, "svc_getValidators")).find((v) => v.address === address)!;
+
+  /** The hash of block `n` on every live node, once all of them agree on it. */
   async function agreedHash(n: bigint, ms = 30_000): Promise<string> {
     return until(
       `agreement on block ${n}`,
       async () => {
         const hashes = await Promise.all(
-          clients.map((c) => c.getBlock({ blockNumber: n }).then((b) => b.hash)),
+          testnet.live.map((node) => node.client.getBlock({ blockNumber: n }).then((b) => b.hash)),
         );
         return hashes.every((h) => h === hashes[0]) ? hashes[0]! : undefined;
       },
@@ -124,12 +58,35 @@ describe("strata testnet: four validator processes over p2p", () => {
     );
   }
 
-  it("all four validators propose in rotation and every node reports the same chain", async () => {
-    await until(
-      "block 12",
-      async () => ((await clients[0]!.getBlockNumber()) >= 12n ? true : undefined),
-      90_000,
+  /** Waits until the chain on node 0 has grown by `count` blocks. */
+  async function blocksPass(count: bigint, ms = 60_000): Promise<bigint> {
+    const from = await head();
+    return until(
+      `${count} more blocks`,
+      async () => ((await head()) >= from + count ? head() : undefined),
+      ms,
     );
+  }
+
+  /** Waits for a block above `after` sealed by `validator`, on node 0. */
+  async function sealedBy(validator: string, after: bigint, ms: number): Promise<bigint> {
+    let next = after + 1n;
+    return until(
+      `a block sealed by ${validator}`,
+      async () => {
+        const top = await head();
+        for (; next <= top; next++) {
+          const block = await nodes[0]!.client.getBlock({ blockNumber: next });
+          if (block.miner.toLowerCase() === validator) return next;
+        }
+        return undefined;
+      },
+      ms,
+    );
+  }
+
+  it("all four validators propose in rotation and every node reports the same chain", async () => {
+    await until("block 12", async () => ((await head()) >= 12n ? true : undefined), 90_000);
     await agreedHash(10n);
     // Every validator seals blocks of its own. On a busy machine a validator's block can come late
     // and a fallback takes its slot, so the rotation is read over a growing window of the chain.
@@ -138,50 +95,47 @@ describe("strata testnet: four validator processes over p2p", () => {
     await until(
       "a block sealed by each of the four validators",
       async () => {
-        const head = await clients[0]!.getBlockNumber();
-        for (; next <= head; next++)
-          miners.add((await clients[0]!.getBlock({ blockNumber: next })).miner.toLowerCase());
+        const top = await head();
+        for (; next <= top; next++)
+          miners.add((await nodes[0]!.client.getBlock({ blockNumber: next })).miner.toLowerCase());
         return miners.size === 4 ? true : undefined;
       },
       60_000,
     );
-    expect(miners.size).toBe(4);
-    const heads = await Promise.all(clients.map((c) => c.getBlockNumber()));
+    expect([...miners].sort()).toEqual(nodes.map((n) => n.validator).sort());
+    const heads = await Promise.all(nodes.map((n) => head(n)));
     // Allowing blocks in flight: every head is within a few blocks of the others.
     expect(Math.max(...heads.map(Number)) - Math.min(...heads.map(Number))).toBeLessThanOrEqual(3);
   }, 120_000);
 
   it("finality votes travel over gossip: every node reports the same finalized block, at most three behind the head", async () => {
-    const finalized = await until(
+    const low = await until(
       "finality close to the head on every node",
       async () => {
         const states = await Promise.all(
-          clients.map(async (c) => {
-            const [head, fin] = await Promise.all([c.getBlock(), c.getBlock({ blockTag: "finalized" })]);
-            return { head: head.number, finalized: fin.number };
-          }),
+          nodes.map(async (node) => ({ head: await head(node), finalized: await finalized(node) })),
         );
         return states.every((s) => s.finalized > 0n && s.head - s.finalized <= 3n)
-          ? states.reduce((low, s) => (s.finalized < low ? s.finalized : low), states[0]!.finalized)
+          ? states.reduce((min, s) => (s.finalized < min ? s.finalized : min), states[0]!.finalized)
           : undefined;
       },
       60_000,
     );
-    const hash = await agreedHash(finalized);
-    for (const client of clients) {
-      expect((await client.getBlock({ blockNumber: finalized })).hash).toBe(hash);
-      expect((await client.getBlock({ blockTag: "safe" })).number).toBeGreaterThanOrEqual(finalized);
+    const hash = await agreedHash(low);
+    for (const node of nodes) {
+      expect((await node.client.getBlock({ blockNumber: low })).hash).toBe(hash);
+      expect((await node.client.getBlock({ blockTag: "safe" })).number).toBeGreaterThanOrEqual(low);
     }
   }, 90_000);
 
   it("a transaction sent to each node in turn is mined once and visible on all four", async () => {
-    const start = await clients[0]!.getTransactionCount({ address: sender.address });
+    const start = await nodes[0]!.client.getTransactionCount({ address: sender.address });
     const hashes: `0x${string}`[] = [];
-    for (let i = 0; i < 4; i++) {
+    for (const [i, node] of nodes.entries()) {
       const wallet = createWalletClient({
         account: sender,
-        chain: testnetChain,
-        transport: http(nodes[i]!.url),
+        chain: devChainAt(node.url),
+        transport: http(node.url),
       });
       hashes.push(
         await wallet.sendTransaction({
@@ -198,7 +152,7 @@ describe("strata testnet: four validator processes over p2p", () => {
       const receipt = await until(
         `receipt of ${hash} on every node`,
         async () => {
-          const receipts = await Promise.all(clients.map((c) => c.getTransactionReceipt({ hash })));
+          const receipts = await Promise.all(nodes.map((n) => n.client.getTransactionReceipt({ hash })));
           return receipts.every((r) => r.blockHash === receipts[0]!.blockHash) ? receipts[0] : undefined;
         },
         60_000,
@@ -206,36 +160,131 @@ describe("strata testnet: four validator processes over p2p", () => {
       expect(receipt.status).toBe("success");
       await agreedHash(receipt.blockNumber);
     }
-    expect(await clients[3]!.getTransactionCount({ address: sender.address })).toBe(start + 4);
+    expect(await nodes[3]!.client.getTransactionCount({ address: sender.address })).toBe(start + 4);
   }, 120_000);
 
-  it("kill -9 of one validator: blocks continue; restarted, it syncs to the others' chain", async () => {
+  /** Finalized on node 0 when the second validator went down. */
+  let finalizedWithTwoDown = 0n;
+
+  it("kill -9 of one validator: blocks continue (its slots fall back) and finality continues; it is jailed for its missed slots", async () => {
     const victim = nodes[3]!;
-    process.kill(victim.pid, "SIGKILL");
-    const before = await clients[0]!.getBlockNumber();
+    await testnet.kill(3);
+    const finalizedAtKill = await finalized(nodes[0]!);
+    await blocksPass(6n);
     await until(
-      "blocks without node-3",
-      async () => ((await clients[0]!.getBlockNumber()) >= before + 5n ? true : undefined),
+      "finality going on without node-3",
+      async () => ((await finalized(nodes[0]!)) >= finalizedAtKill + 4n ? true : undefined),
       60_000,
     );
-    restarted = spawn(process.execPath, [BIN, ...victim.args], { stdio: ["ignore", "pipe", "inherit"] });
     await until(
-      "node-3 ready again",
-      () =>
-        new Promise<true>((resolve) => {
-          createInterface({ input: restarted!.stdout! }).on("line", (line) => {
-            if (line.startsWith("ready ")) resolve(true);
-          });
-        }),
+      "node-3 jailed",
+      async () => ((await validatorOn(nodes[0]!, victim.validator!)).jailed ? true : undefined),
       90_000,
     );
-    const target = await clients[0]!.getBlockNumber();
+  }, 180_000);
+
+  it("kill -9 of a second validator: blocks continue, finality stops while two of four are down", async () => {
+    const victim = nodes[2]!;
+    await testnet.kill(2);
+    // Votes already cast may still finalize a block or two in flight.
+    await blocksPass(3n);
+    finalizedWithTwoDown = await finalized(nodes[0]!);
     await until(
-      "node-3 caught up",
-      async () => ((await clients[3]!.getBlockNumber()) >= target ? true : undefined),
+      "node-2 jailed",
+      async () => ((await validatorOn(nodes[0]!, victim.validator!)).jailed ? true : undefined),
+      90_000,
+    );
+    // Jailed validators leave the rotation, not the voters: the two left never hold two thirds.
+    await blocksPass(8n);
+    for (const node of testnet.live) expect(await finalized(node)).toBe(finalizedWithTwoDown);
+    expect(watch.highest).toBe(finalizedWithTwoDown);
+  }, 180_000);
+
+  it("restarted, both sync, finality resumes, and each proposes again once its jail ends", async () => {
+    await Promise.all([testnet.restart(2), testnet.restart(3)]);
+    const restartedAt = await head();
+    await until(
+      "every node at the head, finality close behind again",
+      async () => {
+        const states = await Promise.all(
+          nodes.map(async (node) => ({ head: await head(node), finalized: await finalized(node) })),
+        );
+        return states.every(
+          (s) => s.head >= restartedAt && s.finalized > finalizedWithTwoDown && s.head - s.finalized <= 3n,
+        )
+          ? true
+          : undefined;
+      },
+      90_000,
+    );
+    // Each sends unjail() once its cool-down (20 blocks on dev) is over, and is back in the rotation.
+    await Promise.all([
+      sealedBy(nodes[2]!.validator!, restartedAt, 120_000),
+      sealedBy(nodes[3]!.validator!, restartedAt, 120_000),
+    ]);
+    for (const node of nodes) {
+      expect(await validatorOn(node, nodes[2]!.validator!)).toMatchObject({
+        jailed: false,
+        status: "active",
+      });
+      expect(await validatorOn(node, nodes[3]!.validator!)).toMatchObject({
+        jailed: false,
+        status: "active",
+      });
+    }
+  }, 240_000);
+
+  it("a validator made to double-sign over p2p is caught, and the evidence jails and slashes it on every node", async () => {
+    const cheat = nodes[1]!;
+    await testnet.kill(1);
+    await testnet.restart(1, ["--test.double-sign"]);
+    const evidence = await until(
+      "double-vote evidence on node-0",
+      async () => {
+        const found = await rpc<
+          { kind: string; validator: string; to: `0x${string}`; data: `0x${string}` }[]
+        >(nodes[0]!.url, "svc_getDoubleSignEvidence");
+        return found.find((e) => e.kind === "vote" && e.validator === cheat.validator);
+      },
       60_000,
     );
-    const hash = await agreedHash(target);
-    expect((await clients[3]!.getBlock({ blockNumber: target })).hash).toBe(hash);
+    // The other honest nodes caught it too, from the votes it gossiped.
+    for (const node of [nodes[2]!, nodes[3]!]) {
+      const found = await rpc<{ validator: string }[]>(node.url, "svc_getDoubleSignEvidence");
+      expect(found.some((e) => e.validator === cheat.validator)).toBe(true);
+    }
+    // Any account submits it.
+    const wallet = createWalletClient({
+      account: reporter,
+      chain: devChainAt(nodes[0]!.url),
+      transport: http(nodes[0]!.url),
+    });
+    const hash = await wallet.sendTransaction({ to: evidence.to, data: evidence.data, gas: 1_000_000n });
+    const receipt = await until(
+      "the evidence mined",
+      () => nodes[0]!.client.getTransactionReceipt({ hash }),
+      60_000,
+    );
+    expect(receipt.status).toBe("success");
+    await blocksPass(1n);
+    for (const node of testnet.live) {
+      await until(
+        `the slashing on ${node.name}`,
+        async () => ((await head(node)) >= receipt.blockNumber ? true : undefined),
+        30_000,
+      );
+      expect(await validatorOn(node, cheat.validator!)).toMatchObject({
+        jailed: true,
+        status: "jailed",
+        selfStake: parseEther("4500").toString(),
+      });
+    }
+    // The three honest validators go on.
+    await blocksPass(4n);
   }, 180_000);
+
+  it("no node ever reported a finalized block that a later answer contradicts", async () => {
+    expect(watch.count).toBeGreaterThan(100);
+    expect(await watch.contradictions()).toEqual([]);
+  }, 60_000);
 });

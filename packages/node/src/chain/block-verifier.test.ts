@@ -1,4 +1,5 @@
 import { createBlockFromRLP } from "@ethereumjs/block";
+import { equalsBytes } from "@ethereumjs/util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testConfig } from "../config/node-config.js";
 import { PosEngine } from "../consensus/engine.js";
@@ -71,5 +72,37 @@ describe("BlockVerifier", () => {
     expect(await verifier.verify(competing)).toMatchObject({ ok: false, kind: "conflict" });
     const stale = withResealedField(sourceBlock(3n), 11, Uint8Array.of(0xff));
     expect(await verifier.verify(stale)).toMatchObject({ ok: false, kind: "conflict" });
+  });
+
+  it("re-executes a block's transaction with the pool's copy when the node holds it (its sender known)", async () => {
+    const network = testConfig().network;
+    const other = await openChain(network, null);
+    try {
+      const block = sourceBlock(1n);
+      const received = block.transactions[0]!;
+      // A pool copy of the same signed transaction, whose sender the pool recovered at admission.
+      let asked = 0;
+      const copy = Object.create(received, {
+        getSenderAddress: {
+          value: () => {
+            asked++;
+            return received.getSenderAddress();
+          },
+        },
+      }) as typeof received;
+      const withPool = new BlockVerifier(
+        other.chain,
+        new BlockExecutor(other.common, other.chain.states, other.trieDb, other.chainView),
+        other.trieDb,
+        other.chainView,
+        new PosEngine(network, { signers: new Map(), waitForTimeouts: false }),
+        (hash) => (equalsBytes(hash, received.hash()) ? copy : undefined),
+      );
+      const verdict = await withPool.verify(block);
+      expect(verdict.ok).toBe(true);
+      expect(asked).toBeGreaterThan(0);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { Block } from "@ethereumjs/block";
+import type { TypedTransaction } from "@ethereumjs/tx";
 import { bytesToHex, equalsBytes } from "@ethereumjs/util";
 import type { PostByzantiumTxReceipt, RunBlockResult } from "@ethereumjs/vm";
 import { createVM, runBlock } from "@ethereumjs/vm";
@@ -49,12 +50,18 @@ export const INVALID_KINDS: ReadonlySet<RejectionKind> = new Set(["header", "sea
  * for `chain.commit`.
  */
 export class BlockVerifier {
+  /**
+   * `pooled` finds a transaction this node already holds by its hash (the pool's copy, whose sender
+   * was recovered once, at admission): a block from a peer mostly holds transactions gossiped
+   * before it, and re-executing it then recovers no sender again.
+   */
   constructor(
     private readonly chain: Chain,
     private readonly executor: BlockExecutor,
     private readonly trieDb: TrieDatabase,
     private readonly chainView: ChainView,
     private readonly engine: PosEngine | undefined,
+    private readonly pooled: (hash: Uint8Array) => TypedTransaction | undefined = () => undefined,
   ) {}
 
   /**
@@ -166,7 +173,9 @@ export class BlockVerifier {
   private async replaySealed(block: Block, parent: Block, engine: PosEngine): Promise<BuiltBlock> {
     let candidates: Candidate[];
     try {
-      candidates = block.transactions.map((tx) => {
+      candidates = block.transactions.map((received) => {
+        // The same hash is the same signed transaction: the pool's copy knows its sender.
+        const tx = this.pooled(received.hash()) ?? received;
         const senderAddress = tx.getSenderAddress();
         return { tx, senderAddress, sender: senderAddress.toString() };
       });

@@ -98,6 +98,7 @@ export const NodeConfigSchema = z.object({
     addr: text,
     bootnodes: z.array(text),
     maxPeers: integer(1),
+    testPeerDeny: z.boolean().optional(),
   }),
 });
 

@@ -103,6 +103,11 @@ export interface P2PSettings {
   readonly bootnodes: readonly string[];
   /** Connections kept at most. */
   readonly maxPeers: number;
+  /**
+   * TEST ONLY (`--test.peer-deny`): serve `test_setDeniedPeers`, which cuts this node off from the
+   * peers it names (partition tests). Never set on a real node.
+   */
+  readonly testPeerDeny?: boolean;
 }
 
 /** Sealing settings of a proof-of-stake node. */

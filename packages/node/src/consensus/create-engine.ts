@@ -9,8 +9,8 @@ export class ValidatorSettingsError extends Error {}
 
 /**
  * The proof-of-stake engine of a node, or undefined on a network without a consensus section (plain
- * blocks, coinbase zero). A node given a validator key seals only with it, waiting out fallback
- * timeouts in wall-clock time when it mines on an interval; otherwise a dev network seals with the
+ * blocks, coinbase zero). A node given a validator key seals only with it, waiting out its turn in
+ * wall-clock time whenever it mines on an interval; otherwise a dev network seals with the
  * genesis validators' keys derived from its mnemonic plus the dev accounts' keys (so a validator
  * registered from a dev account proposes too), and fallbacks seal at once.
  */
@@ -35,13 +35,8 @@ export function createPosEngine(
   const offline = (config.validator?.offline ?? []).map((entry) =>
     resolveValidator(entry, genesisValidators),
   );
-  const waitForTimeouts = key !== undefined && config.mining.mode === "interval";
-  return new PosEngine(network, {
-    signers,
-    offline,
-    waitForTimeouts,
-    ...(waitForTimeouts ? { blockTimeSeconds: config.mining.blockTimeSeconds } : {}),
-  });
+  // A node with one key is a validator among others, whatever mining mode it starts in.
+  return new PosEngine(network, { signers, offline, waitForTimeouts: key !== undefined });
 }
 
 /**

@@ -22,16 +22,11 @@ export interface PosEngineOptions {
   /** Validators (lowercase addresses) that do not seal although their key is known (dev: simulated outages). */
   readonly offline?: Iterable<string>;
   /**
-   * Refuse to seal as a fallback before its timeout has passed in wall-clock time (a validator node
-   * among others). When false (dev), a fallback seals at once with a timestamp moved forward.
+   * A validator node among others: while it mines on an interval it waits out its turn in
+   * wall-clock time (see {@link PosEngine.producerHooks}). When false (dev, or mining on demand), a
+   * fallback seals at once with a timestamp moved forward.
    */
   readonly waitForTimeouts: boolean;
-  /**
-   * With `waitForTimeouts`: seconds of wall-clock time after its parent's timestamp before this node
-   * seals even in its own turn (the block time); a fallback of rank k waits k timeouts more. So the
-   * in-turn validator of a network gets a whole block time before anyone seals over it.
-   */
-  readonly blockTimeSeconds?: number;
 }
 
 /** The slot decision of one block: who seals it and whom it skipped. */
@@ -129,11 +124,13 @@ export class PosEngine {
 
   /**
    * Hooks that make this node propose and seal the next block, as the first validator in the slot's
-   * order it may seal for. `headSeenAtMs` is when this node adopted the parent as its head: a
-   * validator among others seals as fallback of rank k only k timeouts after that too, so that a
-   * node that just started or just caught up gives the in-turn validator its chance first.
+   * order it may seal for. A validator among others mining every `intervalMs` seals at rank k only
+   * once the interval plus k fallback timeouts have passed since its parent's timestamp, and k
+   * timeouts since `headSeenAtMs` (when it adopted the parent as its head): the in-turn validator
+   * gets a whole block time before anyone seals over it, and a node that just started or caught up
+   * gives it its chance first. Before that, `prepare` throws {@link NotYourTurnError}.
    */
-  producerHooks(headSeenAtMs = 0): BlockHooks {
+  producerHooks(headSeenAtMs = 0, intervalMs = 0): BlockHooks {
     let slot: Slot | undefined;
     let endSet: ActiveValidator[] | undefined;
     let key: Uint8Array | undefined;
@@ -147,10 +144,10 @@ export class PosEngine {
         key = this.options.signers.get(proposer);
         slot = { proposer, missed: order.slice(0, rank), setSize: order.length };
         const earliest = earliestTimestamp(parent.header.timestamp, rank, this.fallbackTimeout);
-        if (this.options.waitForTimeouts) {
+        if (this.options.waitForTimeouts && intervalMs > 0) {
           const waitMs = rank * Number(this.fallbackTimeout) * 1000;
           const dueMs = Math.max(
-            Number(earliest + BigInt(this.options.blockTimeSeconds ?? 0)) * 1000,
+            Number(parent.header.timestamp) * 1000 + intervalMs + waitMs,
             headSeenAtMs + waitMs,
           );
           if (dueMs > Date.now())

@@ -1,5 +1,5 @@
 import type { BlockHeader } from "@ethereumjs/block";
-import { equalsBytes } from "@ethereumjs/util";
+import { bytesToHex, equalsBytes } from "@ethereumjs/util";
 import type { Logger } from "pino";
 import { EventBus } from "../chain/event-bus.js";
 import { keccak256 } from "../crypto/keccak.js";
@@ -15,7 +15,7 @@ const ACCEPT_AHEAD = 4n;
 const MAX_PENDING_VOTES = 256;
 /** Double-sign evidence kept (the newest). */
 const MAX_EVIDENCE = 64;
-/** Seals remembered per height for double-seal detection, over the last {@link KEEP_BEHIND} heights. */
+/** Seals remembered per height (one per sealer and parent) for double-seal detection, over the last {@link KEEP_BEHIND} heights. */
 const MAX_SEALS_PER_HEIGHT = 2 * MAX_VOTERS;
 
 /** A header's seal as evidence: the RLP of the header without its seal (whose keccak the seal signs) and the seal. */
@@ -46,7 +46,9 @@ export type VoteOutcome =
   | { readonly status: "duplicate" }
   /** Held until its block is imported (its target is a little ahead of the head). */
   | { readonly status: "pending" }
-  /** Dropped; the reason says why (a network scores the sender down). */
+  /** Dropped as out of date or beyond what is held (too old, too far ahead): nothing wrong with it. */
+  | { readonly status: "ignored"; readonly reason: string }
+  /** Dropped as invalid; the reason says why (a network scores the sender down). */
   | { readonly status: "rejected"; readonly reason: string };
 
 /** The gadget's events. */
@@ -73,7 +75,7 @@ export interface FinalityOptions {
   readonly logger: Logger;
   /**
    * TEST ONLY (`--test.double-sign`): every local validator also signs a second, conflicting vote at
-   * each height, so that it is caught and slashed. Never set on a real validator.
+   * each height and publishes both, so that it is caught and slashed. Never set on a real validator.
    */
   readonly doubleSign?: boolean;
 }
@@ -134,7 +136,11 @@ export class FinalityGadget {
         votedBy.push(validator.address);
       }
     }
-    for (const [i, vote] of signed.entries()) this.accept(vote, votedBy[i]!, set, head);
+    for (const [i, vote] of signed.entries()) {
+      const outcome = this.accept(vote, votedBy[i]!, set, head);
+      // The conflicting vote is refused here (and kept as evidence); it still goes out to the peers.
+      if (outcome.status === "rejected" && this.options.doubleSign) this.events.emit("vote", vote);
+    }
     return signed;
   }
 
@@ -146,8 +152,9 @@ export class FinalityGadget {
    */
   async addVote(vote: Vote): Promise<VoteOutcome> {
     const head = this.options.headNumber();
-    if (vote.number + KEEP_BEHIND < head) return { status: "rejected", reason: "vote too old" };
-    if (vote.number > head + ACCEPT_AHEAD) return { status: "rejected", reason: "vote too far ahead" };
+    // A peer catching up or running ahead sends these honestly.
+    if (vote.number + KEEP_BEHIND < head) return { status: "ignored", reason: "vote too old" };
+    if (vote.number > head + ACCEPT_AHEAD) return { status: "ignored", reason: "vote too far ahead" };
     const voter = recoverVoter(this.options.chainId, vote);
     if (!voter) return { status: "rejected", reason: "invalid vote signature" };
     const known = this.votes.get(vote.number)?.byVoter.get(voter);
@@ -164,7 +171,7 @@ export class FinalityGadget {
     const target = this.options.headerByHash(vote.hash);
     if (!target) {
       if (this.pending.length >= MAX_PENDING_VOTES)
-        return { status: "rejected", reason: "too many pending votes" };
+        return { status: "ignored", reason: "too many pending votes" };
       if (this.pending.some((p) => equalsBytes(p.signature, vote.signature))) return { status: "duplicate" };
       this.pending.push(vote);
       return { status: "pending" };
@@ -272,9 +279,11 @@ export class FinalityGadget {
       this.seals.set(header.number, atHeight);
     }
     const signed = signedHeader(header);
-    const first = atHeight.get(sealer);
+    // Two blocks on one parent: sealing again at a height on another branch (after a reorg) is not an offence.
+    const key = `${sealer}:${bytesToHex(header.parentHash)}`;
+    const first = atHeight.get(key);
     if (!first) {
-      if (atHeight.size < MAX_SEALS_PER_HEIGHT) atHeight.set(sealer, signed);
+      if (atHeight.size < MAX_SEALS_PER_HEIGHT) atHeight.set(key, signed);
       return;
     }
     if (equalsBytes(first.hash, signed.hash)) return;

@@ -39,6 +39,14 @@ describe("slotOrder", () => {
     expect(slotOrder([], 10n, 1n)).toEqual([]);
   });
 
+  it("leaves jailed members out of the rotation, unless every member is jailed", () => {
+    const withJailed = [set[0]!, { ...set[1]!, jailed: true }, set[2]!];
+    for (let n = 0n; n < 10n; n++) expect(slotOrder(withJailed, 10n, n)).not.toContain("0xb");
+    expect(slotOrder(withJailed, 10n, 0n)).toEqual(slotOrder([set[0]!, set[2]!], 10n, 0n));
+    const allJailed = set.map((v) => ({ ...v, jailed: true }));
+    expect(slotOrder(allJailed, 10n, 1n)).toEqual(slotOrder(set, 10n, 1n));
+  });
+
   it("lets a single validator propose every slot", () => {
     expect(proposers(5n, 0n, 7)).toHaveLength(7);
     expect(new Set(slotOrder([set[0]!], 5n, 3n))).toEqual(new Set(["0xa"]));

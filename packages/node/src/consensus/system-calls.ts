@@ -28,9 +28,7 @@ export class SystemCallError extends Error {}
 
 const system = createAddressFromString(SYSTEM_ADDRESS);
 const staking = createAddressFromString(STAKING_ADDRESS);
-const ACTIVE_VALIDATORS = hexToBytes(
-  encodeFunctionData({ abi: Staking.abi, functionName: "activeValidators" }),
-);
+const VALIDATOR_SET = hexToBytes(encodeFunctionData({ abi: Staking.abi, functionName: "validatorSet" }));
 
 type EvmBlock = NonNullable<EVMRunCallOpts["block"]>;
 
@@ -82,15 +80,22 @@ async function call(
   return exec.returnValue;
 }
 
-/** The active set (`Staking.activeValidators()`) in the VM's current state, in the contract's order. */
+/**
+ * The validator set (`Staking.validatorSet()`) in the VM's current state, in the contract's order:
+ * every member votes for finality, the unjailed ones propose.
+ */
 export async function readActiveSet(context: CallContext): Promise<ActiveValidator[]> {
-  const data = await call(context, ACTIVE_VALIDATORS, 0n, true);
-  const [addresses, stakes] = decodeFunctionResult({
+  const data = await call(context, VALIDATOR_SET, 0n, true);
+  const [addresses, stakes, jailed] = decodeFunctionResult({
     abi: Staking.abi,
-    functionName: "activeValidators",
+    functionName: "validatorSet",
     data: bytesToHex(data) as Hex,
   });
-  return addresses.map((a, i) => ({ address: a.toLowerCase(), stake: stakes[i]! }));
+  return addresses.map((a, i) => ({
+    address: a.toLowerCase(),
+    stake: stakes[i]!,
+    ...(jailed[i] ? { jailed: true } : {}),
+  }));
 }
 
 /** The active set after `header` (read from its post-state), for a block this node did not just build or verify. */
@@ -99,8 +104,47 @@ export async function readActiveSetAfter(
   states: StateFactory,
   header: BlockHeader,
 ): Promise<ActiveValidator[]> {
+  return readActiveSet(await contextAfter(common, states, header));
+}
+
+/**
+ * The block from which `validator` may leave jail (`unjail()` succeeds), read from `header`'s
+ * post-state; undefined when it is not jailed, jailed for good (double signing), or not a validator.
+ */
+export async function readJailEnd(
+  common: Common,
+  states: StateFactory,
+  header: BlockHeader,
+  validator: string,
+): Promise<bigint | undefined> {
+  const data = encodeFunctionData({
+    abi: Staking.abi,
+    functionName: "getValidator",
+    args: [getAddress(validator)],
+  });
+  let result: Uint8Array;
+  try {
+    result = await call(await contextAfter(common, states, header), hexToBytes(data), 0n, true);
+  } catch (error) {
+    // getValidator reverts for an address that never registered.
+    if (error instanceof SystemCallError) return undefined;
+    throw error;
+  }
+  const info = decodeFunctionResult({
+    abi: Staking.abi,
+    functionName: "getValidator",
+    data: bytesToHex(result) as Hex,
+  });
+  return info.jailed && info.jailedUntil !== FOREVER ? info.jailedUntil : undefined;
+}
+
+/** `jailedUntil` of a validator jailed for good. */
+const FOREVER = 2n ** 64n - 1n;
+
+/** A call context on `header`'s post-state, as the block after it would see it. */
+async function contextAfter(common: Common, states: StateFactory, header: BlockHeader): Promise<CallContext> {
   const vm = await createVM({ common: common.copy(), stateManager: states.at(header.stateRoot) });
-  return readActiveSet({
+  return {
     vm,
     number: header.number + 1n,
     timestamp: header.timestamp + 1n,
@@ -108,7 +152,7 @@ export async function readActiveSetAfter(
     mixHash: new Uint8Array(32),
     gasLimit: header.gasLimit,
     baseFeePerGas: header.calcNextBaseFee(),
-  });
+  };
 }
 
 /**

@@ -15,6 +15,8 @@ export interface NodeGaugeSources {
   workerCalls(): number;
   /** Peers that passed the p2p status handshake. */
   peers(): number;
+  /** Blocks from peers imported since the start, by how they came: gossip or range sync. */
+  importedBlocks(): { readonly gossip: number; readonly range: number };
   /** Every cache, map and queue that can grow, with its bound. */
   boundedStructures(): readonly BoundedStructure[];
 }
@@ -82,6 +84,18 @@ export class NodeMetrics {
     gauge("strata_ws_subscriptions", "Active eth_subscribe subscriptions", () => sources.subscriptions());
     gauge("strata_p2p_peers", "Connected peers that passed the status handshake", () => sources.peers());
     registerCacheGauges(this.registry, () => sources.boundedStructures());
+    new Counter({
+      name: "strata_p2p_imported_blocks_total",
+      help: "Blocks from peers verified and imported, by source: gossip or range (blocks-by-range sync)",
+      labelNames: ["source"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const imported = sources.importedBlocks();
+        this.inc({ source: "gossip" }, imported.gossip);
+        this.inc({ source: "range" }, imported.range);
+      },
+    });
     new Counter({
       name: "strata_call_worker_calls_total",
       help: "eth_calls run on worker threads",

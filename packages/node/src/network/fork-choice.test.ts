@@ -8,11 +8,12 @@ import { testConfig } from "../config/node-config.js";
 import { devAccount, viemClients } from "../e2e/clients.js";
 import { createNode, type StrataNode } from "../node.js";
 
-async function startIsolated(): Promise<StrataNode> {
+async function startIsolated(offline: readonly string[] = []): Promise<StrataNode> {
   const node = await createNode(
     testConfig({
       mining: { mode: "manual" },
       p2p: { enabled: true, port: 0, addr: "127.0.0.1", bootnodes: [] },
+      ...(offline.length > 0 ? { validator: { offline } } : {}),
     }),
     pino({ level: "silent" }),
   );
@@ -106,5 +107,26 @@ describe("fork choice over p2p", () => {
     await until("re-mined", () => b.chain.head.header.number === 5n);
     expect((await publicClient.getTransactionReceipt({ hash: transfer })).status).toBe("success");
     ws.close();
+  });
+
+  it("a node on a longer but lighter branch finds a heavier branch that is not ahead of it, and takes it", async () => {
+    // B's four blocks are all sealed by one validator, mostly as a fallback: weight 4+3+2+1 = 10.
+    const a = await startIsolated();
+    const b = await startIsolated(["0", "1", "2"]);
+    nodes.push(a, b);
+    await b.producer.mine(4);
+    // A's three blocks are sealed in turn: weight 3 x 4 = 12. A is not ahead of B, yet heavier.
+    await a.producer.mine(3);
+    const reorgs: Reorg[] = [];
+    b.chain.events.on("reorg", (reorg) => reorgs.push(reorg));
+    await b.network!.dial(a.network!.multiaddrs[0]!);
+    await until("B on A's branch", () =>
+      b.chain.head.hash().every((byte, i) => byte === a.chain.head.hash()[i]),
+    );
+    expect(b.chain.head.header.number).toBe(3n);
+    expect(reorgs).toHaveLength(1);
+    expect(reorgs[0]!.removed).toHaveLength(4);
+    // A weighed B's branch too and kept its own.
+    expect(a.chain.head.header.number).toBe(3n);
   });
 });

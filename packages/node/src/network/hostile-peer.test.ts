@@ -17,7 +17,7 @@ import { devAccount } from "../e2e/clients.js";
 import { createNode, type StrataNode } from "../node.js";
 import { withResealedField } from "../testing/forged-blocks.js";
 import { readOneFrame, writeFrames } from "./streams.js";
-import { encodeStatus, PROTOCOLS, refOf, topicsFor } from "./wire.js";
+import { encodeStatus, encodeTransactionBatch, PROTOCOLS, refOf, topicsFor } from "./wire.js";
 
 async function until(
   what: string,
@@ -107,7 +107,7 @@ describe("hostile peers", () => {
       maxFeePerGas: 10n ** 10n,
       maxPriorityFeePerGas: 10n ** 9n,
     });
-    const bytes = Buffer.from(raw.slice(2), "hex");
+    const bytes = encodeTransactionBatch([Buffer.from(raw.slice(2), "hex")]);
     for (let i = 0; i < 50; i++)
       await hostile.services.pubsub.publish(topics.transactions, bytes).catch(() => {});
     await until("the transaction", () => node.pool.size === 1);

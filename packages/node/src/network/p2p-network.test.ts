@@ -22,7 +22,7 @@ async function startPeer(overrides: NodeConfigOverrides = {}, bootnodes: string[
   const config = testConfig({
     mining: { mode: "manual" },
     ...overrides,
-    p2p: { enabled: true, port: 0, addr: "127.0.0.1", bootnodes },
+    p2p: { enabled: true, port: 0, addr: "127.0.0.1", bootnodes, ...overrides.p2p },
   });
   const node = await createNode(config, pino({ level: "info" }, sink));
   await node.start();
@@ -41,13 +41,21 @@ async function until(
   }
 }
 
-async function rpc(node: StrataNode, method: string, params: unknown[] = []): Promise<unknown> {
+async function call(
+  node: StrataNode,
+  method: string,
+  params: unknown[] = [],
+): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
   const res = await fetch(node.rpcUrl, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
   });
-  return ((await res.json()) as { result: unknown }).result;
+  return (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
+}
+
+async function rpc(node: StrataNode, method: string, params: unknown[] = []): Promise<unknown> {
+  return (await call(node, method, params)).result;
 }
 
 describe("p2p network: handshake, sync by range, gossip", () => {
@@ -117,5 +125,25 @@ describe("p2p network: handshake, sync by range, gossip", () => {
     );
     await new Promise((r) => setTimeout(r, 300));
     expect(c.node.network!.peerCount).toBe(0);
+  });
+
+  it("test_setDeniedPeers (with --test.peer-deny only) cuts a peer off, bootnode or not, until the list is emptied", async () => {
+    const d = await startPeer({ p2p: { testPeerDeny: true } }, a.node.network!.multiaddrs);
+    nodes.push(d.node);
+    const peerOf = (node: StrataNode) => node.network!.peerId;
+    await until("d joined", () => d.node.network!.peerCount === 1);
+    expect(await rpc(d.node, "test_setDeniedPeers", [[peerOf(a.node)]])).toBe(1);
+    expect(d.node.network!.peerCount).toBe(0);
+    // Neither its bootnode redial (every 3 s) nor the other side's dial gets through.
+    await a.node.network!.dial(d.node.network!.multiaddrs[0]!).catch(() => {});
+    await new Promise((r) => setTimeout(r, 3_500));
+    expect(d.node.network!.peerCount).toBe(0);
+    expect(await rpc(d.node, "test_setDeniedPeers", [[]])).toBe(0);
+    await until("d back", () => d.node.network!.peerCount === 1);
+    // A node started without the switch does not serve it.
+    const refused = await call(a.node, "test_setDeniedPeers", [[peerOf(d.node)]]);
+    expect(refused.error).toMatchObject({ code: -32601 });
+    expect(refused.error!.message).toMatch(/--test.peer-deny/);
+    expect(a.node.network!.peerCount).toBeGreaterThan(0);
   });
 });

@@ -3,7 +3,8 @@ import { createPeerScoreParams, createTopicScoreParams } from "@chainsafe/libp2p
 import { noise } from "@chainsafe/libp2p-noise";
 import { yamux } from "@chainsafe/libp2p-yamux";
 import { type Block, createBlockFromRLP } from "@ethereumjs/block";
-import { bytesToHex, equalsBytes } from "@ethereumjs/util";
+import type { TypedTransaction } from "@ethereumjs/tx";
+import { bytesToHex, equalsBytes, hexToBytes } from "@ethereumjs/util";
 import { identify } from "@libp2p/identify";
 import { type Libp2p, type PeerId, type Stream, TopicValidatorResult } from "@libp2p/interface";
 import { peerIdFromString } from "@libp2p/peer-id";
@@ -29,10 +30,14 @@ import { readFrames, readOneFrame, writeFrames } from "./streams.js";
 import {
   decodeRangeRequest,
   decodeStatus,
+  decodeTransactionBatch,
   encodeRangeRequest,
   encodeStatus,
+  encodeTransactionBatch,
+  GOSSIP_BATCH_BYTES,
   MAX_BLOCK_BYTES,
   MAX_FUTURE_SECONDS,
+  MAX_GOSSIP_TRANSACTIONS,
   MAX_PUSHED_TRANSACTIONS,
   MAX_RANGE_REQUEST_BYTES,
   MAX_RANGE_RESPONSE_BYTES,
@@ -80,7 +85,9 @@ const BAN_MS = 60_000;
 const MALFORMED_PENALTY = 20;
 /** Penalty of a block that passed the seal check but failed re-execution. */
 const INVALID_BLOCK_PENALTY = 50;
-/** Penalty of re-sending a transaction this node already holds (after gossip's own dedup expired). */
+/** How long a client's transaction waits for others to share its gossip message, ms. */
+const GOSSIP_BATCH_DELAY_MS = 20;
+/** Penalty of re-sending transactions this node already holds (after gossip's own dedup expired). */
 const DUPLICATE_TX_PENALTY = 0.5;
 /** Application penalties shrink by this factor every decay interval (a second). */
 const PENALTY_DECAY = 0.98;
@@ -103,6 +110,16 @@ export class P2PNetwork {
   private readonly peers = new Map<string, Status>();
   private readonly penalties = new Map<string, number>();
   private readonly banned = new Map<string, number>();
+  /** Blocks from peers imported since the start, by how they came. */
+  private readonly imported = { gossip: 0, range: 0 };
+  /** Hashes of transactions being admitted from peers: gossip relays them, they are not announced again. */
+  private readonly fromPeers = new Set<string>();
+  /** Transactions of this node's clients waiting to go out in one gossip message, and their bytes. */
+  private outbox: Uint8Array[] = [];
+  private outboxBytes = 0;
+  private flushTimer: NodeJS.Timeout | undefined;
+  /** Peers cut off by `test_setDeniedPeers` (test only): never dialled, never accepted. */
+  private denied = new Set<string>();
   private readonly received = new Set<string>();
   /** Peers asked for their status recently because a gossiped block was ahead of this node. */
   private readonly recentlyAsked = new Map<string, number>();
@@ -118,9 +135,9 @@ export class P2PNetwork {
     this.sync = new RangeSync(
       deps.chain,
       {
-        heads: () => new Map([...this.peers].map(([id, status]) => [id, status.head.number])),
+        heads: () => new Map([...this.peers].map(([id, status]) => [id, status.head])),
         fetch: (peer, from, count) => this.fetchRange(peer, from, count),
-        importBlock: (block, peer) => this.importBlock(block, peer),
+        importBlock: (block, peer) => this.importBlock(block, peer, "range"),
         penalize: (peer, points, reason) => this.penalize(peer, points, reason),
       },
       deps.log.child({ module: "sync" }),
@@ -147,6 +164,11 @@ export class P2PNetwork {
     return this.host !== undefined && this.host.getMultiaddrs().length > 0;
   }
 
+  /** Blocks from peers verified and imported since the start, by how they came (gossip or range sync). */
+  get importedBlocks(): { readonly gossip: number; readonly range: number } {
+    return { ...this.imported };
+  }
+
   /** True while blocks are being fetched from peers. */
   get syncing(): boolean {
     return this.sync.syncing;
@@ -160,6 +182,22 @@ export class P2PNetwork {
   readyToPropose(): boolean {
     if (this.deps.settings.bootnodes.length > 0 && this.peers.size === 0) return false;
     return !this.sync.behind;
+  }
+
+  /**
+   * TEST ONLY (`--test.peer-deny`, `test_setDeniedPeers`): from now on this node neither dials nor
+   * accepts the peers with these ids, and closes its connections to them; an empty list lifts it.
+   * Returns how many connections were closed.
+   */
+  async setDeniedPeers(peerIds: readonly string[]): Promise<number> {
+    this.denied = new Set(peerIds);
+    const host = this.host;
+    if (!host) return 0;
+    const cut = host.getPeers().filter((peer) => this.denied.has(peer.toString()));
+    for (const peer of cut) this.peers.delete(peer.toString());
+    await Promise.all(cut.map((peer) => host.hangUp(peer).catch(() => {})));
+    if (this.denied.size === 0) this.dialBootnodes();
+    return cut.length;
   }
 
   /** The last status of every handshaken peer, by peer id. */
@@ -189,8 +227,8 @@ export class P2PNetwork {
       streamMuxers: [yamux()],
       connectionManager: { maxConnections: settings.maxPeers },
       connectionGater: {
-        denyDialPeer: (peer: PeerId) => this.isBanned(peer.toString()),
-        denyInboundEncryptedConnection: (peer: PeerId) => this.isBanned(peer.toString()),
+        denyDialPeer: (peer: PeerId) => this.refuses(peer.toString()),
+        denyInboundEncryptedConnection: (peer: PeerId) => this.refuses(peer.toString()),
       },
       services: {
         identify: identify(),
@@ -252,9 +290,7 @@ export class P2PNetwork {
     pubsub.addEventListener("gossipsub:message", (event) => void this.onGossip(event.detail));
     this.unsubscribe.push(
       this.deps.chain.events.on("newHead", ({ block }) => this.announceBlock(block)),
-      this.deps.chain.events.on("pendingTransaction", (tx) =>
-        this.publish(this.topics.transactions, tx.serialize()),
-      ),
+      this.deps.chain.events.on("pendingTransaction", (tx) => this.queueTransaction(tx)),
     );
     const finality = this.deps.finality;
     if (finality)
@@ -274,6 +310,7 @@ export class P2PNetwork {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
+    clearTimeout(this.flushTimer);
     for (const off of this.unsubscribe) off();
     await this.sync.stop();
     await this.host?.stop();
@@ -364,7 +401,9 @@ export class P2PNetwork {
     const known = this.peers.has(id);
     this.peers.set(id, status);
     if (!known) this.deps.log.info({ peer: id, head: Number(status.head.number) }, "peer joined");
-    if (status.head.number > this.deps.chain.head.header.number) void this.sync.trigger();
+    // A head this node lacks: ahead of it, or on another branch that fork choice must weigh.
+    if (!this.deps.chain.store.blockByHash(hexToBytes(status.head.hash as `0x${string}`)))
+      void this.sync.trigger();
   }
 
   /** Serves a blocks-by-range request: canonical blocks in order, stopping at the head or the byte limit. */
@@ -435,64 +474,68 @@ export class P2PNetwork {
    * becomes the head; a block of a competing branch is stored and made canonical when fork choice
    * prefers its branch (a reorg: the pool takes back the dropped blocks' transactions).
    */
-  private importBlock(block: Block, peer: string): Promise<ImportResult> {
-    const { producer, verifier, chain, pool, log } = this.deps;
-    return producer.exclusive(async () => {
-      const extendsHead = equalsBytes(block.header.parentHash, chain.head.hash());
-      const verdict = await verifier.verify(block, !extendsHead);
-      const number = Number(block.header.number);
-      if (!verdict.ok) {
-        if (verdict.kind === "known") return "known";
-        if (INVALID_KINDS.has(verdict.kind)) {
-          log.warn(
-            { peer, number, hash: bytesToHex(block.hash()), reason: verdict.reason },
-            "block from peer rejected",
-          );
-          return "invalid";
-        }
-        log.debug({ peer, number, reason: verdict.reason }, "block from peer does not connect to this chain");
-        return "diverged";
-      }
-      this.remember(bytesToHex(block.hash()));
-      if (extendsHead) {
-        await chain.commit(verdict.built);
-        await pool.onNewHead(verdict.built, []);
-        log.debug({ peer, number }, "block from peer imported");
-        return "imported";
-      }
-      await chain.commitSide(verdict.built);
-      const branch = await this.forkChoice.branchToAdopt(block);
-      if (!branch) {
-        log.debug({ peer, number }, "block of a competing branch stored");
-        return "imported";
-      }
-      const reorg = await chain.reorg(branch);
-      const head = reorg.added[reorg.added.length - 1]!;
-      await pool.onNewHead(head, []);
-      const kept = new Set(
-        reorg.added.flatMap((h) => h.block.transactions.map((tx) => bytesToHex(tx.hash()))),
-      );
-      const readmitted: Uint8Array[] = [];
-      for (const { block: dropped } of reorg.removed) {
-        for (const tx of dropped.transactions) {
-          if (kept.has(bytesToHex(tx.hash()))) continue;
-          if (
-            await pool.add(tx).then(
-              () => true,
-              () => false,
-            )
-          )
-            readmitted.push(tx.serialize());
-        }
-      }
-      // Gossip has seen these already and would not carry them again: hand them to every peer.
-      this.pushTransactions(readmitted);
-      log.info(
-        { peer, head: number, depth: reorg.removed.length, added: reorg.added.length },
-        "reorganised to a heavier branch",
-      );
-      return "imported";
+  private importBlock(block: Block, peer: string, source: "gossip" | "range"): Promise<ImportResult> {
+    return this.deps.producer.exclusive(async () => {
+      const result = await this.verifyAndCommit(block, peer);
+      if (result === "imported") this.imported[source]++;
+      return result;
     });
+  }
+
+  private async verifyAndCommit(block: Block, peer: string): Promise<ImportResult> {
+    const { verifier, chain, pool, log } = this.deps;
+    const extendsHead = equalsBytes(block.header.parentHash, chain.head.hash());
+    const verdict = await verifier.verify(block, !extendsHead);
+    const number = Number(block.header.number);
+    if (!verdict.ok) {
+      if (verdict.kind === "known") return "known";
+      if (INVALID_KINDS.has(verdict.kind)) {
+        log.warn(
+          { peer, number, hash: bytesToHex(block.hash()), reason: verdict.reason },
+          "block from peer rejected",
+        );
+        return "invalid";
+      }
+      log.debug({ peer, number, reason: verdict.reason }, "block from peer does not connect to this chain");
+      return "diverged";
+    }
+    this.remember(bytesToHex(block.hash()));
+    if (extendsHead) {
+      await chain.commit(verdict.built);
+      await pool.onNewHead(verdict.built, []);
+      log.debug({ peer, number }, "block from peer imported");
+      return "imported";
+    }
+    await chain.commitSide(verdict.built);
+    const branch = await this.forkChoice.branchToAdopt(block);
+    if (!branch) {
+      log.debug({ peer, number }, "block of a competing branch stored");
+      return "imported";
+    }
+    const reorg = await chain.reorg(branch);
+    const head = reorg.added[reorg.added.length - 1]!;
+    await pool.onNewHead(head, []);
+    const kept = new Set(reorg.added.flatMap((h) => h.block.transactions.map((tx) => bytesToHex(tx.hash()))));
+    const readmitted: Uint8Array[] = [];
+    for (const { block: dropped } of reorg.removed) {
+      for (const tx of dropped.transactions) {
+        if (kept.has(bytesToHex(tx.hash()))) continue;
+        if (
+          await pool.add(tx).then(
+            () => true,
+            () => false,
+          )
+        )
+          readmitted.push(tx.serialize());
+      }
+    }
+    // Gossip has seen these already and would not carry them again: hand them to every peer.
+    this.pushTransactions(readmitted);
+    log.info(
+      { peer, head: number, depth: reorg.removed.length, added: reorg.added.length },
+      "reorganised to a heavier branch",
+    );
+    return "imported";
   }
 
   /** Sends raw transactions straight to every handshaken peer (transactions protocol). */
@@ -516,8 +559,9 @@ export class P2PNetwork {
     try {
       for await (const raw of readFrames(stream, this.deps.maxTxBytes, REQUEST_TIMEOUT_MS)) {
         if (++count > MAX_PUSHED_TRANSACTIONS) throw new WireError("too many transactions in one push");
-        if ((await this.validateTransaction(raw, from)) === TopicValidatorResult.Reject)
-          this.penalize(from, MALFORMED_PENALTY, "pushed an invalid transaction");
+        const tx = await this.decodeTransaction(raw);
+        if (!tx) this.penalize(from, MALFORMED_PENALTY, "pushed an invalid transaction");
+        else await this.addFromPeer(tx);
       }
     } catch (error) {
       stream.abort(error as Error);
@@ -549,7 +593,7 @@ export class P2PNetwork {
     try {
       result =
         msg.topic === this.topics.transactions
-          ? await this.validateTransaction(msg.data, from)
+          ? await this.validateTransactions(msg.data, from)
           : msg.topic === this.topics.blocks
             ? await this.validateBlock(msg.data, from)
             : msg.topic === this.topics.votes
@@ -573,24 +617,72 @@ export class P2PNetwork {
     return outcome.status === "rejected" ? TopicValidatorResult.Reject : TopicValidatorResult.Ignore;
   }
 
-  /** A gossiped transaction: admitted to the pool by its normal rules, relayed only when admitted. */
-  private async validateTransaction(data: Uint8Array, from: string): Promise<TopicValidatorResult> {
-    const { chain, pool, maxTxBytes, senderRecovery } = this.deps;
-    if (data.length > maxTxBytes) return TopicValidatorResult.Reject;
-    let tx: Awaited<ReturnType<typeof decodeRawTransaction>>;
+  /**
+   * A gossiped batch of transactions: each admitted to the pool by its normal rules (their senders
+   * recovered together); relayed when at least one was new, rejected when any one can never be valid.
+   */
+  private async validateTransactions(data: Uint8Array, from: string): Promise<TopicValidatorResult> {
+    let raws: Uint8Array[];
     try {
-      tx = await decodeRawTransaction(data, chain.common, maxTxBytes, senderRecovery);
+      raws = decodeTransactionBatch(data, this.deps.maxTxBytes);
     } catch {
       return TopicValidatorResult.Reject;
     }
-    try {
-      await pool.add(tx);
-      return TopicValidatorResult.Accept;
-    } catch (error) {
-      if ((error as Error).message === "already known")
-        this.penalize(from, DUPLICATE_TX_PENALTY, "duplicate transaction");
-      return TopicValidatorResult.Ignore;
+    const decoded = await Promise.all(raws.map((raw) => this.decodeTransaction(raw)));
+    let added = 0;
+    let known = 0;
+    for (const tx of decoded) {
+      if (!tx) return TopicValidatorResult.Reject;
+      const outcome = await this.addFromPeer(tx);
+      if (outcome === "added") added++;
+      else if (outcome === "known") known++;
     }
+    if (added > 0) return TopicValidatorResult.Accept;
+    if (known === decoded.length) this.penalize(from, DUPLICATE_TX_PENALTY, "duplicate transactions");
+    return TopicValidatorResult.Ignore;
+  }
+
+  /** A raw transaction from a peer, decoded with its sender recovered; undefined when it can never be valid. */
+  private decodeTransaction(raw: Uint8Array): Promise<TypedTransaction | undefined> {
+    const { chain, maxTxBytes, senderRecovery } = this.deps;
+    return decodeRawTransaction(raw, chain.common, maxTxBytes, senderRecovery).catch(() => undefined);
+  }
+
+  /** Adds a transaction from a peer to the pool (gossip carries it on: it is not announced again). */
+  private async addFromPeer(tx: TypedTransaction): Promise<"added" | "known" | "refused"> {
+    const hash = bytesToHex(tx.hash());
+    this.fromPeers.add(hash);
+    try {
+      await this.deps.pool.add(tx);
+      return "added";
+    } catch (error) {
+      return (error as Error).message === "already known" ? "known" : "refused";
+    } finally {
+      this.fromPeers.delete(hash);
+    }
+  }
+
+  /**
+   * Announces a transaction this node admitted from a client (or took back after a reorg): it joins
+   * the batch being filled, sent as one gossip message once full or {@link GOSSIP_BATCH_DELAY_MS} later.
+   */
+  private queueTransaction(tx: TypedTransaction): void {
+    if (this.fromPeers.has(bytesToHex(tx.hash()))) return;
+    const raw = tx.serialize();
+    this.outbox.push(raw);
+    this.outboxBytes += raw.length;
+    if (this.outbox.length >= MAX_GOSSIP_TRANSACTIONS || this.outboxBytes >= GOSSIP_BATCH_BYTES)
+      this.flushTransactions();
+    else this.flushTimer ??= setTimeout(() => this.flushTransactions(), GOSSIP_BATCH_DELAY_MS);
+  }
+
+  private flushTransactions(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.outbox.length === 0) return;
+    this.publish(this.topics.transactions, encodeTransactionBatch(this.outbox));
+    this.outbox = [];
+    this.outboxBytes = 0;
   }
 
   /**
@@ -629,7 +721,7 @@ export class P2PNetwork {
       );
       return TopicValidatorResult.Reject;
     }
-    void this.importBlock(block, from).then((result) => {
+    void this.importBlock(block, from, "gossip").then((result) => {
       if (result === "invalid")
         this.penalize(from, INVALID_BLOCK_PENALTY, "relayed a block that failed re-execution");
       if (result === "diverged") this.askStatus(from);
@@ -649,6 +741,10 @@ export class P2PNetwork {
   private penalize(peer: string, points: number, reason: string): void {
     this.penalties.set(peer, (this.penalties.get(peer) ?? 0) + points);
     this.deps.log.debug({ peer, points, reason }, "peer penalized");
+  }
+
+  private refuses(peer: string): boolean {
+    return this.denied.has(peer) || this.isBanned(peer);
   }
 
   private isBanned(peer: string): boolean {
@@ -690,7 +786,12 @@ export class P2PNetwork {
         continue;
       }
       const peer = target.getPeerId();
-      if (peer !== null && (peer === this.peerId || host.getConnections(peerIdFromString(peer)).length > 0))
+      if (
+        peer !== null &&
+        (peer === this.peerId ||
+          this.denied.has(peer) ||
+          host.getConnections(peerIdFromString(peer)).length > 0)
+      )
         continue;
       if (peer === null && host.getConnections().some((c) => c.remoteAddr.equals(target))) continue;
       host.dial(target, { signal: AbortSignal.timeout(REDIAL_INTERVAL_MS) }).catch((error: unknown) => {

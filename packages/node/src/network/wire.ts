@@ -1,4 +1,5 @@
 import type { Block } from "@ethereumjs/block";
+import { RLP } from "@ethereumjs/rlp";
 import { bytesToHex } from "@ethereumjs/util";
 
 /** Version suffix of every Strata protocol id and topic. */
@@ -26,6 +27,34 @@ export const PROTOCOLS = {
 
 /** Most transactions one push on the transactions protocol carries. */
 export const MAX_PUSHED_TRANSACTIONS = 1024;
+/** Most transactions one gossip message on the transactions topic carries. */
+export const MAX_GOSSIP_TRANSACTIONS = 256;
+/** Bytes of transactions past which a node sends the gossip message it is filling. */
+export const GOSSIP_BATCH_BYTES = 1024 * 1024;
+
+/** The transactions topic's payload: an RLP list of raw signed transactions. */
+export function encodeTransactionBatch(raws: readonly Uint8Array[]): Uint8Array {
+  return RLP.encode(raws as Uint8Array[]);
+}
+
+/**
+ * Parses a transactions topic payload into raw transactions; throws {@link WireError} when it is not
+ * an RLP list of at most {@link MAX_GOSSIP_TRANSACTIONS} byte strings of at most `maxTxBytes` each.
+ */
+export function decodeTransactionBatch(bytes: Uint8Array, maxTxBytes: number): Uint8Array[] {
+  let list: unknown;
+  try {
+    list = RLP.decode(bytes);
+  } catch {
+    throw new WireError("transaction batch is not RLP");
+  }
+  if (!Array.isArray(list) || list.length === 0 || list.length > MAX_GOSSIP_TRANSACTIONS)
+    throw new WireError(`transaction batch must list 1..${MAX_GOSSIP_TRANSACTIONS} transactions`);
+  for (const raw of list)
+    if (!(raw instanceof Uint8Array) || raw.length === 0 || raw.length > maxTxBytes)
+      throw new WireError("transaction batch holds a malformed or oversized transaction");
+  return list as Uint8Array[];
+}
 
 /** Gossip topics of one chain: the genesis hash is part of the name, so chains never mix. */
 export interface Topics {

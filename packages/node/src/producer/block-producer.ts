@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { Chain } from "../chain/chain.js";
 import type { MiningMode } from "../config/node-config.js";
 import type { PosEngine } from "../consensus/engine.js";
-import { NotYourTurnError } from "../consensus/errors.js";
+import { NoProposerError, NotYourTurnError } from "../consensus/errors.js";
 import type { BlockExecutor, BuiltBlock } from "../execution/block-executor.js";
 import type { TxPool } from "../txpool/tx-pool.js";
 import { DevStateEdits } from "./dev-state-edits.js";
@@ -37,6 +37,9 @@ const VALIDATOR_TICK_MS = 250;
  * in memory until then).
  */
 const MAX_RUN_BLOCKS = 256;
+
+/** A `notBefore` that never comes: wait for the next head. */
+const NEVER = 2n ** 63n;
 
 /** Longest an instant-mode block waits for more transactions when they arrive faster than blocks are built. */
 const MAX_GATHER_MS = 50;
@@ -71,6 +74,8 @@ export class BlockProducer {
   private gate: ProposeGate | undefined;
   /** When the current head was adopted (interval mode), for fallback timeouts. */
   private headSeenAtMs = 0;
+  /** No local validator was in the proposer rotation at the last attempt (logged once). */
+  private outOfRotation = false;
   /** The head on which this validator's turn has not come yet, and when it comes. */
   private waiting: { readonly parent: Block; readonly notBefore: bigint } | undefined;
 
@@ -157,16 +162,26 @@ export class BlockProducer {
     const waiting = this.waiting;
     if (waiting && waiting.parent === head && BigInt(Math.floor(Date.now() / 1000)) < waiting.notBefore)
       return;
-    void this.mine(1).catch((error: unknown) => {
-      // A validator waiting for its turn (or another validator's block) is not an error.
-      if (error instanceof NotYourTurnError) {
-        this.waiting = { parent: head, notBefore: error.notBefore };
-        this.log.debug(
-          { number: Number(head.header.number) + 1, notBefore: Number(error.notBefore) },
-          "waiting for turn",
-        );
-      } else this.log.warn({ err: error }, "block production failed");
-    });
+    void this.mine(1).then(
+      () => {
+        this.outOfRotation = false;
+      },
+      (error: unknown) => {
+        // A validator waiting for its turn (or another validator's block) is not an error.
+        if (error instanceof NotYourTurnError) {
+          this.waiting = { parent: head, notBefore: error.notBefore };
+          this.log.debug(
+            { number: Number(head.header.number) + 1, notBefore: Number(error.notBefore) },
+            "waiting for turn",
+          );
+        } else if (error instanceof NoProposerError) {
+          // Jailed or not an active validator: nothing to seal on this head. Said once, not per tick.
+          this.waiting = { parent: head, notBefore: NEVER };
+          if (!this.outOfRotation) this.log.info(error.message);
+          this.outOfRotation = true;
+        } else this.log.warn({ err: error }, "block production failed");
+      },
+    );
   }
 
   /** Sets the timestamp of the next block (dev networks); later blocks continue from it. */
@@ -334,7 +349,7 @@ export class BlockProducer {
     const timestamp = this.pendingTimestamp();
     this.nextTimestamp = undefined;
     const edits = this.edits.take();
-    const hooks = this.options.engine?.producerHooks(this.headSeenAtMs);
+    const hooks = this.options.engine?.producerHooks(this.headSeenAtMs, this.intervalMs);
     const built = await this.executor
       .build(parent, this.pool.executable(baseFee), {
         timestamp,

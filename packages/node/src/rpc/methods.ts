@@ -16,7 +16,7 @@ import { simulateMethods } from "./namespaces/eth/simulate.js";
 import { stateMethods } from "./namespaces/eth/state.js";
 import { subscriptionMethods } from "./namespaces/eth/subscribe.js";
 import { transactionMethods } from "./namespaces/eth/transactions.js";
-import { netMethods, web3Methods } from "./namespaces/net.js";
+import { netMethods, testPeerMethods, web3Methods } from "./namespaces/net.js";
 import { otsMethods } from "./namespaces/ots/methods.js";
 import { rpcDiscoverMethods } from "./namespaces/rpc-discover.js";
 import { depinMethods } from "./namespaces/svc/depin.js";
@@ -39,6 +39,7 @@ export function createMethodRegistry(): MethodRegistry {
     .register(filterMethods)
     .register(subscriptionMethods)
     .register(netMethods)
+    .register(testPeerMethods)
     .register(web3Methods)
     .register(devMethods)
     .register(proofMethods)

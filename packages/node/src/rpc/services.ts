@@ -51,8 +51,14 @@ export interface RpcServices {
   readonly predictions: PredictionService;
   /** Validators and stakes from the Staking contract (`svc_getValidators`, `svc_getStakingInfo`). */
   readonly staking: StakingService;
-  /** The peer-to-peer network (`net_peerCount`, `net_listening`); undefined when p2p is off. */
-  readonly network?: { readonly peerCount: number; readonly listening: boolean } | undefined;
+  /** The peer-to-peer network (`net_peerCount`, `net_listening`, `test_setDeniedPeers`); undefined when p2p is off. */
+  readonly network?:
+    | {
+        readonly peerCount: number;
+        readonly listening: boolean;
+        setDeniedPeers(peerIds: readonly string[]): Promise<number>;
+      }
+    | undefined;
   /** Tracing (`debug_trace*`, `ots_*`), simulation and block building, on the execution workers. */
   readonly execution: HeavyExecution;
   /** Finality votes and double-sign evidence; undefined on a network without consensus. */

@@ -3,7 +3,7 @@ import { apiMethods } from "./api.js";
 import { debugMethods } from "./debug.js";
 import { devMethods } from "./dev.js";
 import { ethMethods } from "./eth.js";
-import { netMethods, web3Methods } from "./net.js";
+import { netMethods, testPeerMethods, web3Methods } from "./net.js";
 import { otsMethods } from "./ots.js";
 import { rpcMethods } from "./rpc.js";
 import { svcMethods } from "./svc.js";
@@ -15,6 +15,7 @@ export const NODE_METHODS = {
   ...ethMethods,
   ...netMethods,
   ...web3Methods,
+  ...testPeerMethods,
   ...debugMethods,
   ...txpoolMethods,
   ...otsMethods,

@@ -133,6 +133,22 @@ describe("FilterManager", () => {
     expect(filters.changes(id)).toHaveLength(1);
   });
 
+  it("gives a reorganisation's dropped logs again with removed: true, newest block first", () => {
+    const id = filters.newLogFilter(spec({ addresses: [hex(TOKEN_A)] }));
+    const dropped = [
+      head(5n, [[log(TOKEN_A, TRANSFER)]]),
+      head(6n, [[log(TOKEN_A, APPROVAL), log(TOKEN_B, TRANSFER)]]),
+    ];
+    for (const h of dropped) events.emit("newHead", h);
+    expect(filters.changes(id)).toHaveLength(2);
+    events.emit("reorg", { removed: dropped, added: [head(5n)] });
+    const logs = filters.changes(id) as RpcLog[];
+    expect(logs.map((l) => [l.blockNumber, l.topics[0], l.removed])).toEqual([
+      ["0x6", hex(APPROVAL), true],
+      ["0x5", hex(TRANSFER), true],
+    ]);
+  });
+
   it("collects matching logs in block order with block-wide log indexes", () => {
     const all = filters.newLogFilter(spec());
     const tokenB = filters.newLogFilter(spec({ addresses: [hex(TOKEN_B)] }));
