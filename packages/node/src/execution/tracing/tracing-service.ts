@@ -66,6 +66,23 @@ interface Replay {
   readonly builder: StreamingBlockBuilder;
 }
 
+/** A replay of a block kept between traces, standing before its transaction `next`. */
+interface ReplayPosition {
+  readonly replay: Replay;
+  readonly receipts: readonly StoredReceipt[];
+  readonly transactions: readonly TypedTransaction[];
+  next: number;
+  /** How many logs the transactions before `next` emitted. */
+  logIndexBase: number;
+}
+
+/**
+ * Replays kept between traces, each standing before the last transaction traced in its block: a
+ * trace of a transaction at or after it (the same one again, the next one of the block) starts
+ * there instead of from the block's parent state and system calls.
+ */
+const KEPT_REPLAYS = 4;
+
 /**
  * Traces mined transactions by re-executing their block on its parent's state up to them (the
  * block's system calls included), and calls on any block's state, with geth's tracers. Runs are
@@ -78,6 +95,8 @@ export class TracingService {
   private lock: Promise<unknown> = Promise.resolve();
   private readonly forkCommons = new Map<string, Common>();
   private readonly warm = new Map<string, MerkleStateManager>();
+  /** Replays kept by block hash, the most recent last (see {@link KEPT_REPLAYS}). */
+  private readonly positions = new Map<string, ReplayPosition>();
 
   constructor(
     private readonly chain: TraceSource,
@@ -106,17 +125,49 @@ export class TracingService {
     if (!location || !block) throw new NotFoundError("transaction not found");
     const tracer = make();
     return this.serialised(limit, async () => {
-      const replay = await this.replay(block, limit);
-      const receipts = this.chain.store.receipts(block.hash()) ?? [];
-      const transactions = this.transactionsOf(block, receipts);
-      let logIndexBase = 0;
-      for (let i = 0; i < location.index; i++) {
-        await replay.builder.addTransaction(transactions[i]!);
-        logIndexBase += receipts[i]?.logs.length ?? 0;
+      const key = bytesToHex(block.hash());
+      try {
+        const position = await this.positionBefore(block, location.index, limit);
+        const tx = position.transactions[location.index]!;
+        await position.replay.builder.withoutKeeping(() =>
+          this.traceInBlock(position.replay, block, tx, tracer, position.logIndexBase, timeoutMs),
+        );
+        return tracer.result();
+      } catch (error) {
+        // A run that stopped part way may leave the replayed state anywhere.
+        this.positions.delete(key);
+        throw error;
       }
-      await this.traceInBlock(replay, block, transactions[location.index]!, tracer, logIndexBase, timeoutMs);
-      return tracer.result();
     });
+  }
+
+  /**
+   * A replay of `block` standing just before its transaction `index`: one kept from an earlier trace
+   * of the block when it stands at or before it (moved forward), else a new one.
+   */
+  private async positionBefore(block: Block, index: number, limit: RunLimit): Promise<ReplayPosition> {
+    const key = bytesToHex(block.hash());
+    let position = this.positions.get(key);
+    this.positions.delete(key);
+    if (position && position.next <= index) limitEvm(position.replay.vm.evm, limit);
+    else {
+      const receipts = this.chain.store.receipts(block.hash()) ?? [];
+      const replay = await this.replay(block, limit);
+      position = {
+        replay,
+        receipts,
+        transactions: this.transactionsOf(block, receipts),
+        next: 0,
+        logIndexBase: 0,
+      };
+    }
+    for (; position.next < index; position.next++) {
+      await position.replay.builder.addTransaction(position.transactions[position.next]!);
+      position.logIndexBase += position.receipts[position.next]?.logs.length ?? 0;
+    }
+    this.positions.set(key, position);
+    if (this.positions.size > KEPT_REPLAYS) this.positions.delete(this.positions.keys().next().value!);
+    return position;
   }
 
   /**
