@@ -104,8 +104,15 @@ const TRANSFER_GAS = 21_000n;
  * aborted (its client disconnected) stops at once.
  */
 export class CallExecutor {
+  /** The VM calls run on, kept while the rules (the Common and its fork) stay. */
   private cached:
-    | { root: Uint8Array; common: Common; vm: Promise<VM>; overlay: OverlayStateManager }
+    | {
+        root: Uint8Array;
+        readonly common: Common;
+        readonly hardfork: string;
+        readonly vm: Promise<VM>;
+        readonly overlay: OverlayStateManager;
+      }
     | undefined;
   /** The rules of blocks whose fork differs from the head's, one Common per fork. */
   private readonly forkCommons = new Map<string, Common>();
@@ -444,7 +451,14 @@ export class CallExecutor {
 
   private async vmAt(block: Block, common: Common): Promise<{ vm: VM; overlay: OverlayStateManager }> {
     const root = block.header.stateRoot;
-    if (!this.cached || this.cached.common !== common || Buffer.compare(this.cached.root, root) !== 0) {
+    const hardfork = common.hardfork();
+    const cached = this.cached;
+    const sameRules = cached?.common === common && cached.hardfork === hardfork;
+    if (sameRules && Buffer.compare(cached.root, root) !== 0) {
+      // Another state under the same rules: the VM stays, its overlay reads through to that state.
+      cached.overlay.rebase(this.stateAt(block));
+      cached.root = root;
+    } else if (!sameRules) {
       const overlay = new OverlayStateManager(this.stateAt(block), keccak256);
       // The VM gets a copy of the rules: an EVM adds a `hardforkChanged` listener to its Common and
       // never removes it, so on the long-lived shared Common every VM made (one per block called at)
@@ -452,9 +466,9 @@ export class CallExecutor {
       const vm = enforceRunLimits().then(() =>
         createVM({ common: common.copy(), stateManager: overlay, blockchain: this.chainView }),
       );
-      this.cached = { root, common, vm, overlay };
+      this.cached = { root, common, hardfork, vm, overlay };
     }
-    return { vm: await this.cached.vm, overlay: this.cached.overlay };
+    return { vm: await this.cached!.vm, overlay: this.cached!.overlay };
   }
 }
 
