@@ -96,8 +96,7 @@ describe("calls at the head while the head crosses a fork", () => {
 
   beforeAll(async () => {
     const network = networkFromGenesis(forkingGenesis(), "forking genesis");
-    node = await createNode(testConfig({ network, mining: { mode: "manual" } }));
-    await node.start();
+    node = (await startTestNode({ network, mining: { mode: "manual" } })).node;
     node.producer.setNextTimestamp(1005n);
     await node.producer.mine(1);
   });
