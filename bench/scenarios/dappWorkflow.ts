@@ -2,6 +2,7 @@ import { type Abi, encodeDeployData, encodeFunctionData, type Hex, maxUint256, p
 import { type DappArtifacts, dappArtifacts } from "../../packages/node/src/e2e/dapp/compile.js";
 import { devAccounts } from "../accounts.js";
 import { percentile } from "../load.js";
+import { processCpuSeconds } from "../process-cpu.js";
 import { hexToNumber, RpcClient, sleep } from "../rpc.js";
 import type { Measurement, Scenario, ScenarioContext } from "./types.js";
 
@@ -128,11 +129,18 @@ export const dappWorkflow: Scenario = {
     // One unmeasured run warms both nodes (JIT, caches) alike.
     await workflow(new Recorder(r.rpc), artifacts, chainId);
     const walls: number[] = [];
+    const cpuAtStart = processCpuSeconds(ctx.node.pid);
     for (let run = 0; run < RUNS; run++) {
       const started = performance.now();
       await workflow(r, artifacts, chainId);
       walls.push(performance.now() - started);
     }
+    const cpuAtEnd = processCpuSeconds(ctx.node.pid);
+    // The node's CPU (every thread) per timed run: unlike wall time, hardly moved by other load.
+    const cpuMsPerRun =
+      cpuAtStart === undefined || cpuAtEnd === undefined
+        ? undefined
+        : ((cpuAtEnd - cpuAtStart) * 1000) / RUNS;
     walls.sort((a, b) => a - b);
     const wallMs = walls[Math.floor(walls.length / 2)]!;
     for (let i = 0; i < MINE_CALLS; i++) await r.call("anvil_mine", ["0x1"]);
@@ -144,8 +152,9 @@ export const dappWorkflow: Scenario = {
     const mine = r.p50("anvil_mine");
     const fmt = (v: number | null) => (v === null ? "–" : v.toFixed(2));
     const requests = [...r.latencies.values()].reduce((n, list) => n + list.length, 0) - MINE_CALLS;
+    const cpu = cpuMsPerRun === undefined ? "" : `, node CPU ${cpuMsPerRun.toFixed(0)} ms/run`;
     ctx.log(
-      `workflow ${wallMs.toFixed(0)} ms (median of ${RUNS}); p50 eth_estimateGas ${fmt(estimate)} ms, debug_traceTransaction ${fmt(trace)} ms, anvil_mine ${fmt(mine)} ms; ${MINE_MANY} blocks in ${mineManyMs.toFixed(0)} ms`,
+      `workflow ${wallMs.toFixed(0)} ms (median of ${RUNS})${cpu}; p50 eth_estimateGas ${fmt(estimate)} ms, debug_traceTransaction ${fmt(trace)} ms, anvil_mine ${fmt(mine)} ms; ${MINE_MANY} blocks in ${mineManyMs.toFixed(0)} ms`,
     );
     return {
       unit: "runs/s",
@@ -155,12 +164,14 @@ export const dappWorkflow: Scenario = {
       errors: 0,
       notes: [
         `workflow ${(wallMs / 1000).toFixed(2)} s, median of ${RUNS} runs of ${Math.round(requests / RUNS)} requests; p50 column: eth_estimateGas`,
+        ...(cpuMsPerRun === undefined ? [] : [`node CPU ${cpuMsPerRun.toFixed(0)} ms per run`]),
         `p50 eth_estimateGas ${fmt(estimate)} ms, debug_traceTransaction ${fmt(trace)} ms, anvil_mine ${fmt(mine)} ms`,
         `anvil_mine ${MINE_MANY} blocks ${mineManyMs.toFixed(0)} ms`,
         `${r.emptyPolls} receipt polls found nothing`,
       ],
       details: {
         wallMs: walls,
+        nodeCpuMsPerRun: cpuMsPerRun,
         p50: { eth_estimateGas: estimate, debug_traceTransaction: trace, anvil_mine: mine },
         mineManyMs,
         emptyReceiptPolls: r.emptyPolls,

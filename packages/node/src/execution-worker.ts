@@ -1,7 +1,7 @@
 /**
  * The program of an execution worker thread (started by {@link CallWorkerPool}): it serves the
  * jobs the pool posts with {@link serveExecutionJobs}, tracing the blocks of a proof-of-stake network
- * with the consensus engine's replay hooks. Loaded only as a worker.
+ * with the consensus engine's stored-block hooks. Loaded only as a worker.
  */
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import type { NetworkFile } from "./config/network.js";
@@ -10,11 +10,14 @@ import { serveExecutionJobs } from "./execution/call-worker.js";
 import type { CallWorkerData } from "./execution/call-worker-messages.js";
 import type { ReplayHooksProvider } from "./execution/tracing/tracing-service.js";
 
-/** The engine's replay hooks on a proof-of-stake network; none on a network without consensus. */
+/**
+ * The engine's hooks for replaying stored blocks on a proof-of-stake network (no seal checked again);
+ * none on a network without consensus.
+ */
 function replayHooksOf(network: NetworkFile): ReplayHooksProvider | undefined {
   if (!network.consensus || !network.system) return undefined;
   const engine = new PosEngine(network, { signers: new Map(), waitForTimeouts: false });
-  return engine.replayHooks.bind(engine);
+  return engine.storedBlockHooks.bind(engine);
 }
 
 if (!isMainThread && parentPort)

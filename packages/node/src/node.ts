@@ -275,7 +275,7 @@ export async function createNode(
     chainView,
     config.rpc.gasCap,
     config.rpc.maxQueueWaitMs,
-    engine?.replayHooks.bind(engine),
+    engine?.storedBlockHooks.bind(engine),
     traceLimits,
   );
   const fees = new FeeOracle(chain);

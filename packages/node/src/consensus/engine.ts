@@ -205,6 +205,47 @@ export class PosEngine {
   }
 
   /**
+   * Hooks that re-execute a block this node has stored, for tracing: the system calls of
+   * {@link replayHooks}, with the block's miner as its proposer, without checking its seal,
+   * attestation and timing again (a stored block was checked when it was built or imported, and
+   * recovering signatures costs more than replaying a small block).
+   */
+  storedBlockHooks(block: Block): BlockHooks {
+    let slot: Slot | undefined;
+    return {
+      prepare: async (vm, parent, template) => {
+        slot = await this.storedSlot(vm, parent, block);
+        return {
+          ...template,
+          coinbase: block.header.coinbase.bytes,
+          timestamp: block.header.timestamp,
+          extraData: vanityOf(block.header),
+        };
+      },
+      beforeTransactions: (context) => this.beforeTransactions(context, slot!),
+      afterTransactions: async (context, fees) => {
+        await this.afterTransactions(context, fees);
+      },
+      seal: (rebuilt) => rebuilt,
+    };
+  }
+
+  /** The slot of a stored block: its miner (who sealed it) and the validators ranked before it. */
+  private async storedSlot(vm: VM, parent: Block, block: Block): Promise<Slot> {
+    const proposer = bytesToHex(block.header.coinbase.bytes);
+    const active = await this.activeSet(vm, parent, {
+      timestamp: block.header.timestamp,
+      coinbase: block.header.coinbase.bytes,
+    });
+    const order = slotOrder(active, this.epochLength, block.header.number);
+    const rank = order.indexOf(proposer);
+    if (rank < 0) {
+      throw new ConsensusError(block.header.number, `miner ${proposer} is not in the active validator set`);
+    }
+    return { proposer, missed: order.slice(0, rank), setSize: order.length };
+  }
+
+  /**
    * Checks that `block`'s seal recovers to its miner, an active validator (read from `parent`'s state,
    * on which `vm` stands) whose turn had come by the block's timestamp: the scheduled one, or a
    * fallback after its rank's timeouts; and that the attestation in its header, if any, holds. Returns
@@ -260,18 +301,25 @@ export class PosEngine {
       gasLimit: parent.header.gasLimit,
       baseFeePerGas: parent.header.calcNextBaseFee(),
     };
-    return (
-      this.activeSets.get(bytesToHex(parent.header.stateRoot)) ?? (await this.activeSetReader.read(context))
-    );
+    const root = bytesToHex(parent.header.stateRoot);
+    const cached = this.activeSets.get(root);
+    if (cached) return cached;
+    // The set is the Staking contract's state alone: what a state root holds never changes.
+    const set = await this.activeSetReader.read(context);
+    this.rememberActiveSetAt(root, set);
+    return set;
   }
 
   /** Files the active set read at the end of the block just built under the block's state root. */
   private rememberActiveSet(block: Block, set: ActiveValidator[] | undefined): void {
-    if (!set) return;
+    if (set) this.rememberActiveSetAt(bytesToHex(block.header.stateRoot), set);
+  }
+
+  private rememberActiveSetAt(root: string, set: ActiveValidator[]): void {
     if (this.activeSets.size >= ACTIVE_SET_CACHE_SIZE) {
       this.activeSets.delete(this.activeSets.keys().next().value!);
     }
-    this.activeSets.set(bytesToHex(block.header.stateRoot), set);
+    this.activeSets.set(root, set);
   }
 
   private async beforeTransactions(context: BlockContext, slot: Slot): Promise<void> {

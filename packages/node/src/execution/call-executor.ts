@@ -1,5 +1,5 @@
 import { type Block, createBlock } from "@ethereumjs/block";
-import type { Common } from "@ethereumjs/common";
+import { type Common, Hardfork } from "@ethereumjs/common";
 import type { ExecResult } from "@ethereumjs/evm";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
@@ -13,6 +13,7 @@ import type { PendingContext } from "../producer/pending-execution.js";
 import { callRequestTransaction } from "./call-request-tx.js";
 import { type CallResult, CallResultCache } from "./call-result-cache.js";
 import type { ChainView } from "./chain-view.js";
+import { GasNeedTracker } from "./gas-need.js";
 import { OverlayStateManager } from "./overlay-state.js";
 import { runPlainCall } from "./plain-call.js";
 import { decodeRevertReason } from "./revert-reason.js";
@@ -91,6 +92,8 @@ export interface CallExecutorOptions {
 
 const CALL_STIPEND = 2300n;
 const ESTIMATE_ERROR_RATIO = 0.015;
+/** Where the estimate looks below a limit that holds: 1.49 % lower, within geth's 1.5 % error ratio. */
+const ESTIMATE_PROBE_PER_10K = 149n;
 const TRANSFER_GAS = 21_000n;
 
 /**
@@ -101,8 +104,15 @@ const TRANSFER_GAS = 21_000n;
  * aborted (its client disconnected) stops at once.
  */
 export class CallExecutor {
+  /** The VM calls run on, kept while the rules (the Common and its fork) stay. */
   private cached:
-    | { root: Uint8Array; common: Common; vm: Promise<VM>; overlay: OverlayStateManager }
+    | {
+        root: Uint8Array;
+        readonly common: Common;
+        readonly hardfork: string;
+        readonly vm: Promise<VM>;
+        readonly overlay: OverlayStateManager;
+      }
     | undefined;
   /** The rules of blocks whose fork differs from the head's, one Common per fork. */
   private readonly forkCommons = new Map<string, Common>();
@@ -195,29 +205,52 @@ export class CallExecutor {
       const transfer = await this.run(request, block, TRANSFER_GAS, limit);
       if (!transfer.result.execResult.exceptionError) return TRANSFER_GAS;
     }
-    const first = await this.run(request, block, hi, limit);
+    const first = await this.run(request, block, hi, limit, { followNeed: true });
     if (first.result.execResult.exceptionError) {
       throwOnFailure(first.result.execResult);
     }
     let lo = first.gasUsed - 1n;
+    // The least limit under which the run goes as it went at the cap is tried first; when it holds
+    // and a limit just over 1.5 % below it fails, three runs settle the estimate.
+    const predicted = first.need !== undefined && first.need > first.gasUsed ? first.need : first.gasUsed;
+    if (predicted > lo && predicted < hi) {
+      if (await this.succeeds(request, block, predicted, limit)) {
+        hi = predicted;
+        const below = hi - (hi * ESTIMATE_PROBE_PER_10K) / 10_000n;
+        if (below > lo && below < hi) {
+          if (await this.succeeds(request, block, below, limit)) hi = below;
+          else lo = below;
+        }
+      } else lo = predicted;
+    }
+    // geth's optimistic limit: the gas used and refunded, the stipend, and what EIP-150 keeps back.
     const optimistic = ((first.gasUsed + first.result.gasRefund + CALL_STIPEND) * 64n) / 63n;
-    if (optimistic < hi) {
-      const tryOptimistic = await this.run(request, block, optimistic, limit);
-      if (tryOptimistic.result.execResult.exceptionError) lo = optimistic;
-      else hi = optimistic;
+    if (optimistic > lo && optimistic < hi && Number(hi - lo) / Number(hi) >= ESTIMATE_ERROR_RATIO) {
+      if (await this.succeeds(request, block, optimistic, limit)) hi = optimistic;
+      else lo = optimistic;
     }
     while (lo + 1n < hi) {
       if (Number(hi - lo) / Number(hi) < ESTIMATE_ERROR_RATIO) break;
       let mid = (hi + lo) / 2n;
       if (mid > lo * 2n) mid = lo * 2n;
-      const attempt = await this.run(request, block, mid, limit).catch((error: unknown) => {
-        if (error instanceof BusyError || error instanceof RunStoppedError) throw error;
-        return undefined;
-      });
-      if (!attempt || attempt.result.execResult.exceptionError) lo = mid;
-      else hi = mid;
+      if (await this.succeeds(request, block, mid, limit)) hi = mid;
+      else lo = mid;
     }
     return hi;
+  }
+
+  /** Whether `request` runs to the end with `gasLimit`; a run that the VM refuses counts as a failure. */
+  private async succeeds(
+    request: CallRequest,
+    block: Block,
+    gasLimit: bigint,
+    limit: RunLimit,
+  ): Promise<boolean> {
+    const attempt = await this.run(request, block, gasLimit, limit).catch((error: unknown) => {
+      if (error instanceof BusyError || error instanceof RunStoppedError) throw error;
+      return undefined;
+    });
+    return attempt !== undefined && !attempt.result.execResult.exceptionError;
   }
 
   /** Builds the access list `request` touches and the gas it uses with that list. */
@@ -243,7 +276,7 @@ export class CallExecutor {
     limit: RunLimit,
   ): Promise<AccessListOutcome> {
     const gas = this.capGas(request.gas ?? this.gasCap, block);
-    const traced = await this.run(request, block, gas, limit, true);
+    const traced = await this.run(request, block, gas, limit, { reportAccessList: true });
     const excluded = new Set<string>([
       (request.from ?? createZeroAddress().toString()).toLowerCase(),
       ...(request.to ? [request.to.toLowerCase()] : []),
@@ -341,12 +374,26 @@ export class CallExecutor {
     block: Block,
     gasLimit: bigint,
     limit: RunLimit,
-    reportAccessList = false,
-  ): Promise<CallOutcome> {
+    options: { readonly reportAccessList?: boolean; readonly followNeed?: boolean } = {},
+  ): Promise<CallOutcome & { readonly need?: bigint }> {
     return this.inTurn(block, limit, async (vm, context, rules) => {
       const tx = callRequestTransaction(request, gasLimit, rules, block.header.baseFeePerGas ?? 0n);
-      const result = await runCallTx(vm, tx, context(request), reportAccessList);
-      return { returnValue: result.execResult.returnValue, gasUsed: result.totalGasSpent, result };
+      const execute = () => runCallTx(vm, tx, context(request), options.reportAccessList);
+      if (!options.followNeed) {
+        const result = await execute();
+        return { returnValue: result.execResult.returnValue, gasUsed: result.totalGasSpent, result };
+      }
+      const tracker = new GasNeedTracker(
+        rules.param("callStipendGas"),
+        rules.gteHardfork(Hardfork.Istanbul) ? rules.param("sstoreSentryEIP2200Gas") : 0n,
+      );
+      const { result, need } = await tracker.follow(vm, gasLimit, execute);
+      return {
+        returnValue: result.execResult.returnValue,
+        gasUsed: result.totalGasSpent,
+        result,
+        ...(need === undefined ? {} : { need }),
+      };
     });
   }
 
@@ -404,7 +451,14 @@ export class CallExecutor {
 
   private async vmAt(block: Block, common: Common): Promise<{ vm: VM; overlay: OverlayStateManager }> {
     const root = block.header.stateRoot;
-    if (!this.cached || this.cached.common !== common || Buffer.compare(this.cached.root, root) !== 0) {
+    const hardfork = common.hardfork();
+    const cached = this.cached;
+    const sameRules = cached?.common === common && cached.hardfork === hardfork;
+    if (sameRules && Buffer.compare(cached.root, root) !== 0) {
+      // Another state under the same rules: the VM stays, its overlay reads through to that state.
+      cached.overlay.rebase(this.stateAt(block));
+      cached.root = root;
+    } else if (!sameRules) {
       const overlay = new OverlayStateManager(this.stateAt(block), keccak256);
       // The VM gets a copy of the rules: an EVM adds a `hardforkChanged` listener to its Common and
       // never removes it, so on the long-lived shared Common every VM made (one per block called at)
@@ -412,9 +466,9 @@ export class CallExecutor {
       const vm = enforceRunLimits().then(() =>
         createVM({ common: common.copy(), stateManager: overlay, blockchain: this.chainView }),
       );
-      this.cached = { root, common, vm, overlay };
+      this.cached = { root, common, hardfork, vm, overlay };
     }
-    return { vm: await this.cached.vm, overlay: this.cached.overlay };
+    return { vm: await this.cached!.vm, overlay: this.cached!.overlay };
   }
 }
 

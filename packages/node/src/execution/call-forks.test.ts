@@ -7,6 +7,8 @@ import { startTestNode } from "../testing/test-node.js";
 
 /** Runtime code returning the gas left at its first instruction: `GAS PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN`. */
 const GAS_REPORTER = "0x00000000000000000000000000000000000006a5";
+/** Runtime code returning transient slot 0 (TLOAD, from Cancun on): `PUSH0 TLOAD PUSH0 MSTORE PUSH1 32 PUSH0 RETURN`. */
+const TRANSIENT_READER = "0x00000000000000000000000000000000000006a6";
 /** EIP-7825's per-transaction gas limit (Osaka). */
 const TX_GAS_LIMIT = 16_777_216n;
 /** Intrinsic gas of a call without data plus the GAS instruction itself. */
@@ -30,7 +32,11 @@ function forkingGenesis(): Record<string, unknown> {
       osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
     },
   };
-  genesis.alloc = { ...genesis.alloc, [GAS_REPORTER]: { balance: "0x0", code: "0x5a60005260206000f3" } };
+  genesis.alloc = {
+    ...genesis.alloc,
+    [GAS_REPORTER]: { balance: "0x0", code: "0x5a60005260206000f3" },
+    [TRANSIENT_READER]: { balance: "0x0", code: "0x5f5c5f5260205ff3" },
+  };
   return genesis;
 }
 
@@ -82,5 +88,26 @@ describe("calls under the rules of their block's fork", () => {
     expect(answer.error).toEqual({ code: -32602, message: "block range extends beyond current head block" });
     const within = await rpc(node.rpcUrl, "eth_getLogs", [{ fromBlock: "0x1", toBlock: "0x2" }]);
     expect(within.result).toEqual([]);
+  });
+});
+
+describe("calls at the head while the head crosses a fork", () => {
+  let node: StrataNode;
+
+  beforeAll(async () => {
+    const network = networkFromGenesis(forkingGenesis(), "forking genesis");
+    node = (await startTestNode({ network, mining: { mode: "manual" } })).node;
+    node.producer.setNextTimestamp(1005n);
+    await node.producer.mine(1);
+  });
+  afterAll(() => node.stop());
+
+  it("runs under the new fork's rules once the head is past it", async () => {
+    const call = () => rpc(node.rpcUrl, "eth_call", [{ to: TRANSIENT_READER }, "latest"]);
+    // Shanghai: TLOAD is not an opcode yet.
+    expect((await call()).error?.message).toMatch(/invalid opcode/);
+    node.producer.setNextTimestamp(1040n);
+    await node.producer.mine(1);
+    expect((await call()).result).toBe(`0x${"0".repeat(64)}`);
   });
 });

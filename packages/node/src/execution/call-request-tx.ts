@@ -57,5 +57,24 @@ export function callRequestTransaction(
   }
   const tx = createTx(data, { common, freeze: false });
   tx.getSenderAddress = () => from;
+  // @ethereumjs keeps a transaction's data fee (a loop over every calldata byte, asked several times
+  // per run) only once the transaction is frozen, and this one is not: an estimate makes one per
+  // attempt, differing in gas limit alone, so the fee is worked out once per request and rules.
+  const hardfork = common.hardfork();
+  let dataFee = dataFees.get(request);
+  if (dataFee?.hardfork !== hardfork) {
+    dataFee = { value: tx.getDataGas(), hardfork };
+    dataFees.set(request, dataFee);
+  }
+  (tx as unknown as { cache: { dataFee?: DataFee } }).cache.dataFee = dataFee;
   return tx;
 }
+
+/** A transaction's data fee under the rules of one hardfork, as @ethereumjs caches it. */
+interface DataFee {
+  readonly value: bigint;
+  readonly hardfork: string;
+}
+
+/** The data fee of each call request, while the request object lives. */
+const dataFees = new WeakMap<CallRequest, DataFee>();

@@ -195,7 +195,8 @@ describe("eth_call on worker threads", () => {
     try {
       const stored = t.node.chain.blockByNumber(t.node.chain.head.header.number)!;
       const answer = await fresh.call(CallRequest.parse(balanceOf(HOLDER)), stored, runLimit(300));
-      expect(BigInt(ok(answer))).toBe(1000n);
+      // Earlier tests may have moved the holder's balance: the answer is the main thread's at that block.
+      expect(ok(answer)).toBe((await inThread(balanceOf(HOLDER), stored.header.number)).result);
     } finally {
       await fresh.close();
     }

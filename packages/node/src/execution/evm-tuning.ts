@@ -13,19 +13,28 @@ interface InterpreterPrototype {
 
 /**
  * `Common.isActivatedEIP` scans an array of every active EIP, several times per executed opcode.
- * The array is replaced (never changed in place) whenever the rules change, so a Set per array
- * answers the same, in constant time. Copies of `common` inherit the lookup.
+ * The array is replaced (never changed in place) whenever the rules change, so a table of flags
+ * indexed by EIP number per array answers the same, in constant time; the last array asked about
+ * is remembered, as a thread runs under one set of rules at a time. Copies of `common` inherit the
+ * lookup.
  */
 export function fastEipLookup(common: Common): void {
-  const sets = new WeakMap<readonly number[], Set<number>>();
+  const tables = new WeakMap<readonly number[], Uint8Array>();
+  let lastActive: readonly number[] | undefined;
+  let lastTable: Uint8Array = new Uint8Array(0);
   common.isActivatedEIP = function (this: Common, eip: number): boolean {
     const active = (this as unknown as { _activatedEIPsCache: readonly number[] })._activatedEIPsCache;
-    let set = sets.get(active);
-    if (!set) {
-      set = new Set(active);
-      sets.set(active, set);
+    if (active !== lastActive) {
+      let table: Uint8Array | undefined = tables.get(active);
+      if (!table) {
+        table = new Uint8Array(Math.max(0, ...active) + 1);
+        for (const number of active) table[number] = 1;
+        tables.set(active, table);
+      }
+      lastActive = active;
+      lastTable = table;
     }
-    return set.has(eip);
+    return lastTable[eip] === 1;
   };
 }
 

@@ -21,10 +21,16 @@ export class OverlayStateManager implements StateManagerInterface {
   private undoLog: Undo[][] = [];
 
   constructor(
-    private readonly base: StateManagerInterface,
+    private base: StateManagerInterface,
     private readonly keccak: (data: Uint8Array) => Uint8Array,
   ) {
     this.originalStorageCache = new OriginalStorageCache(this.getStorage.bind(this));
+  }
+
+  /** Drops every write and reads through to `base` from now on (a VM kept for calls at another state). */
+  rebase(base: StateManagerInterface): void {
+    this.base = base;
+    this.reset();
   }
 
   /** Drops every write, ready for the next call. */

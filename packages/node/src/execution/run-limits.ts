@@ -51,6 +51,17 @@ export function limitEvm(evm: object, limit: RunLimit | undefined): void {
   else limits.delete(evm);
 }
 
+/** The limit the runs of `evm` are under, if any. */
+export function evmLimit(evm: object): RunLimit | undefined {
+  return limits.get(evm);
+}
+
+/** `limit` (or none) with its deadline brought forward to `deadline` when that is earlier. */
+export function withDeadline(limit: RunLimit | undefined, deadline: number): RunLimit {
+  if (!limit) return { deadline };
+  return deadline < limit.deadline ? { ...limit, deadline } : limit;
+}
+
 /** Interpreter steps between two looks at the running EVM's limit. */
 const STEPS_PER_CHECK = 1024;
 

@@ -83,6 +83,29 @@ export class StreamingBlockBuilder extends BlockBuilder {
     );
   }
 
+  /**
+   * Runs `run` (which adds transactions) and then takes back what it added, state and block
+   * accounting alike: the builder stands as it stood before (a traced transaction whose replay
+   * goes on from before it).
+   */
+  async withoutKeeping<T>(run: () => Promise<T>): Promise<T> {
+    const state = this as unknown as BuilderState;
+    const { gasUsed, blobGasUsed, _minerValue: minerValue } = state;
+    const count = state.transactions.length;
+    const stateManager = state.vm.stateManager;
+    await stateManager.checkpoint();
+    try {
+      return await run();
+    } finally {
+      await stateManager.revert();
+      state.transactions.length = count;
+      state.transactionResults.length = count;
+      state.gasUsed = gasUsed;
+      state.blobGasUsed = blobGasUsed;
+      state._minerValue = minerValue;
+    }
+  }
+
   override async addTransaction(tx: TypedTransaction): Promise<RunTxResult> {
     const state = this as unknown as BuilderState;
     const common = state.vm.common;

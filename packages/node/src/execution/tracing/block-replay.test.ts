@@ -68,4 +68,18 @@ describe("tracing a transaction in the middle of a block", () => {
     ]);
     expect(traces[2]!.result.gasUsed).toBe(single.gasUsed);
   });
+
+  it("traces transactions of one block in any order, again and again, as the block trace does", async () => {
+    const receipt = await result<{ blockNumber: string }>("eth_getTransactionReceipt", [hashes[0]]);
+    const options = { tracer: "prestateTracer", tracerConfig: { diffMode: true } };
+    const block = await result<{ result: unknown }[]>("debug_traceBlockByNumber", [
+      receipt.blockNumber,
+      options,
+    ]);
+    // A kept replay moves forward from the last traced transaction; an earlier one starts afresh.
+    for (const i of [2, 1, 1, 2, 0, 2]) {
+      const trace = await result<unknown>("debug_traceTransaction", [hashes[i], options]);
+      expect(trace, `transaction ${i}`).toEqual(block[i]!.result);
+    }
+  });
 });

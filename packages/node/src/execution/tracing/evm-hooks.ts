@@ -11,6 +11,8 @@ import {
 } from "@ethereumjs/util";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
 import { ExecutionTimeoutError } from "../../errors/domain-errors.js";
+import { enforceRunLimits, evmLimit, limitEvm, withDeadline } from "../run-limits.js";
+import { selectSteps } from "../selective-steps.js";
 import type { EmittedLog, FrameType, Tracer } from "./tracer.js";
 import { CODE_STORE_OUT_OF_GAS, gethErrorMessage, REVERT } from "./vm-errors.js";
 
@@ -232,7 +234,16 @@ export async function runWithTracer(
   });
   events.on("beforeMessage", listeners.beforeMessage);
   events.on("afterMessage", listeners.afterMessage);
-  events.on("step", listeners.step);
+  // A tracer without opcode output hears the steps that open frames, log, halt or fail alone, and
+  // the interpreter keeps the deadline those other steps no longer check.
+  const outerLimit = evmLimit(vm.evm);
+  let stopSelecting: (() => void) | undefined;
+  if (tracer.wantsOpcodes) events.on("step", listeners.step);
+  else {
+    await enforceRunLimits();
+    limitEvm(vm.evm, withDeadline(outerLimit, traced.deadline));
+    stopSelecting = await selectSteps(vm.evm, framingOpcodes(vm), listeners.step);
+  }
   let result: RunTxResult;
   try {
     result = await run();
@@ -241,11 +252,38 @@ export async function runWithTracer(
   } finally {
     events.off("beforeMessage", listeners.beforeMessage);
     events.off("afterMessage", listeners.afterMessage);
-    events.off("step", listeners.step);
+    if (stopSelecting) {
+      stopSelecting();
+      limitEvm(vm.evm, outerLimit);
+    } else events.off("step", listeners.step);
   }
   if (failure) throw failure;
   await tracer.onTxEnd?.({ gasUsed: result.totalGasSpent, state });
   return result;
+}
+
+/** The framing opcodes of each opcode table (the table changes only with the rules). */
+const framingByTable = new WeakMap<object, Uint8Array>();
+
+/**
+ * The opcodes whose steps a tracer without opcode output needs: those that open a frame (its type is
+ * the opcode's) or end one (RETURN of init code that cannot pay for its code, REVERT, SELFDESTRUCT,
+ * INVALID and every opcode the rules do not define: their errors name them), and the logs. Every
+ * opcode from 0xf0 up is one of them.
+ */
+function framingOpcodes(vm: VM): Uint8Array {
+  // The EVM class keeps its rules' opcode table; the interface it is typed by does not name it.
+  const table = (vm.evm as unknown as { readonly opcodes: ReadonlyMap<number, unknown> }).opcodes;
+  let flags = framingByTable.get(table);
+  if (!flags) {
+    flags = new Uint8Array(256);
+    for (let code = 0; code < 256; code++) {
+      const isLog = code >= 0xa0 && code <= 0xa4;
+      if (isLog || code >= 0xf0 || !table.has(code)) flags[code] = 1;
+    }
+    framingByTable.set(table, flags);
+  }
+  return flags;
 }
 
 function authoritiesOf(tx: TypedTransaction): Address[] {

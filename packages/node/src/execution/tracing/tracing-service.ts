@@ -2,7 +2,7 @@ import { type Block, createBlock } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import { bytesToHex } from "@ethereumjs/util";
+import { Address, bytesToHex } from "@ethereumjs/util";
 import { createVM, runTx, type VM } from "@ethereumjs/vm";
 import type { CallRequest, StateOverrides, TraceOptions } from "@strata/protocol";
 import { keccak256 } from "../../crypto/keccak.js";
@@ -14,6 +14,7 @@ import {
   RunStoppedError,
 } from "../../errors/domain-errors.js";
 import type { ChainStore } from "../../storage/chain-store.js";
+import type { StoredReceipt } from "../../storage/records.js";
 import type { BlockContext, BlockHooks, BlockTemplate } from "../block-executor.js";
 import type { ChainView } from "../chain-view.js";
 import { OverlayStateManager } from "../overlay-state.js";
@@ -65,6 +66,23 @@ interface Replay {
   readonly builder: StreamingBlockBuilder;
 }
 
+/** A replay of a block kept between traces, standing before its transaction `next`. */
+interface ReplayPosition {
+  readonly replay: Replay;
+  readonly receipts: readonly StoredReceipt[];
+  readonly transactions: readonly TypedTransaction[];
+  next: number;
+  /** How many logs the transactions before `next` emitted. */
+  logIndexBase: number;
+}
+
+/**
+ * Replays kept between traces, each standing before the last transaction traced in its block: a
+ * trace of a transaction at or after it (the same one again, the next one of the block) starts
+ * there instead of from the block's parent state and system calls.
+ */
+const KEPT_REPLAYS = 4;
+
 /**
  * Traces mined transactions by re-executing their block on its parent's state up to them (the
  * block's system calls included), and calls on any block's state, with geth's tracers. Runs are
@@ -77,6 +95,8 @@ export class TracingService {
   private lock: Promise<unknown> = Promise.resolve();
   private readonly forkCommons = new Map<string, Common>();
   private readonly warm = new Map<string, MerkleStateManager>();
+  /** Replays kept by block hash, the most recent last (see {@link KEPT_REPLAYS}). */
+  private readonly positions = new Map<string, ReplayPosition>();
 
   constructor(
     private readonly chain: TraceSource,
@@ -105,16 +125,49 @@ export class TracingService {
     if (!location || !block) throw new NotFoundError("transaction not found");
     const tracer = make();
     return this.serialised(limit, async () => {
-      const replay = await this.replay(block, limit);
-      const receipts = this.chain.store.receipts(block.hash()) ?? [];
-      let logIndexBase = 0;
-      for (let i = 0; i < location.index; i++) {
-        await replay.builder.addTransaction(block.transactions[i]!);
-        logIndexBase += receipts[i]?.logs.length ?? 0;
+      const key = bytesToHex(block.hash());
+      try {
+        const position = await this.positionBefore(block, location.index, limit);
+        const tx = position.transactions[location.index]!;
+        await position.replay.builder.withoutKeeping(() =>
+          this.traceInBlock(position.replay, block, tx, tracer, position.logIndexBase, timeoutMs),
+        );
+        return tracer.result();
+      } catch (error) {
+        // A run that stopped part way may leave the replayed state anywhere.
+        this.positions.delete(key);
+        throw error;
       }
-      await this.traceInBlock(replay, block, location.index, tracer, logIndexBase, timeoutMs);
-      return tracer.result();
     });
+  }
+
+  /**
+   * A replay of `block` standing just before its transaction `index`: one kept from an earlier trace
+   * of the block when it stands at or before it (moved forward), else a new one.
+   */
+  private async positionBefore(block: Block, index: number, limit: RunLimit): Promise<ReplayPosition> {
+    const key = bytesToHex(block.hash());
+    let position = this.positions.get(key);
+    this.positions.delete(key);
+    if (position && position.next <= index) limitEvm(position.replay.vm.evm, limit);
+    else {
+      const receipts = this.chain.store.receipts(block.hash()) ?? [];
+      const replay = await this.replay(block, limit);
+      position = {
+        replay,
+        receipts,
+        transactions: this.transactionsOf(block, receipts),
+        next: 0,
+        logIndexBase: 0,
+      };
+    }
+    for (; position.next < index; position.next++) {
+      await position.replay.builder.addTransaction(position.transactions[position.next]!);
+      position.logIndexBase += position.receipts[position.next]?.logs.length ?? 0;
+    }
+    this.positions.set(key, position);
+    if (this.positions.size > KEPT_REPLAYS) this.positions.delete(this.positions.keys().next().value!);
+    return position;
   }
 
   /**
@@ -125,9 +178,10 @@ export class TracingService {
     if (block.header.number === 0n) return Promise.resolve(null);
     return this.serialised(limit, async () => {
       const replay = await this.replay(block, limit);
-      for (let i = 0; i < block.transactions.length; i++) {
+      const transactions = this.transactionsOf(block, this.chain.store.receipts(block.hash()) ?? []);
+      for (let i = 0; i < transactions.length; i++) {
         const tracer = new CallTracer();
-        await this.traceInBlock(replay, block, i, tracer, 0, this.limits.timeoutMs);
+        await this.traceInBlock(replay, block, transactions[i]!, tracer, 0, this.limits.timeoutMs);
         const creation = findCreationFrame(tracer.result() as CallFrame, address);
         if (creation) return { hash: bytesToHex(block.transactions[i]!.hash()), creator: creation.from };
       }
@@ -143,14 +197,15 @@ export class TracingService {
     return this.serialised(limit, async () => {
       const replay = await this.replay(block, limit);
       const receipts = this.chain.store.receipts(block.hash()) ?? [];
+      const transactions = this.transactionsOf(block, receipts);
       const entries: BlockTraceEntry[] = [];
       let logIndexBase = 0;
-      for (let i = 0; i < block.transactions.length; i++) {
+      for (let i = 0; i < transactions.length; i++) {
         checkRunLimit(limit);
-        const txHash = bytesToHex(block.transactions[i]!.hash());
+        const txHash = bytesToHex(transactions[i]!.hash());
         const tracer = createTracer(options, this.chain.common, this.limits);
         try {
-          await this.traceInBlock(replay, block, i, tracer, logIndexBase, timeoutMs);
+          await this.traceInBlock(replay, block, transactions[i]!, tracer, logIndexBase, timeoutMs);
           entries.push({ txHash, result: tracer.result() });
         } catch (error) {
           // After an aborted run the replayed state is unusable: only refusals are reported per entry.
@@ -213,12 +268,11 @@ export class TracingService {
   private async traceInBlock(
     replay: Replay,
     block: Block,
-    index: number,
+    tx: TypedTransaction,
     tracer: Tracer,
     logIndexBase: number,
     timeoutMs: number,
   ): Promise<void> {
-    const tx: TypedTransaction = block.transactions[index]!;
     const traced = {
       tx,
       sender: tx.getSenderAddress(),
@@ -229,6 +283,21 @@ export class TracingService {
     await runWithTracer(replay.vm, tracer, traced, () => replay.builder.addTransaction(tx)).catch(
       rethrowTracing,
     );
+  }
+
+  /**
+   * `block`'s transactions, each answering `getSenderAddress()` with the sender its receipt holds:
+   * a replay then recovers no signature (the pure-JS recovery of this thread costs about as much as
+   * running a small transaction). Kept with the block object.
+   */
+  private transactionsOf(block: Block, receipts: readonly StoredReceipt[]): readonly TypedTransaction[] {
+    let transactions = knownSenders.get(block);
+    if (!transactions) {
+      if (receipts.length !== block.transactions.length) return block.transactions;
+      transactions = block.transactions.map((tx, i) => withSender(tx, new Address(receipts[i]!.sender)));
+      knownSenders.set(block, transactions);
+    }
+    return transactions;
   }
 
   /** A VM on a throwaway overlay of `block`'s parent state, with the block's start-of-block steps applied. */
@@ -327,6 +396,18 @@ export class TracingService {
     this.lock = job.catch(() => {});
     return job;
   }
+}
+
+/** Stored blocks' transactions with their senders from the receipts, while the block object lives. */
+const knownSenders = new WeakMap<Block, readonly TypedTransaction[]>();
+
+/**
+ * `tx` answering `getSenderAddress()` with `sender`: an object whose prototype is `tx` (a decoded
+ * transaction is frozen, so the method cannot be set on it), frozen too so that @ethereumjs keeps
+ * caching its hash and data fee (in the cache object the two share).
+ */
+function withSender(tx: TypedTransaction, sender: Address): TypedTransaction {
+  return Object.freeze(Object.create(tx, { getSenderAddress: { value: () => sender } })) as TypedTransaction;
 }
 
 /** The frame of `tree` (depth first) that created `address` and did not fail. */
