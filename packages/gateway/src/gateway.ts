@@ -136,17 +136,24 @@ export async function createGateway(
     {
       name: "api_key_lookups",
       unit: "entries",
-      bound: keys.cachedLookups.bound,
+      bound: keys.maxCached,
       size: keys.cachedLookups.valid,
     },
     {
       name: "unknown_api_keys",
       unit: "entries",
-      bound: keys.cachedLookups.bound,
+      bound: keys.maxCached,
       size: keys.cachedLookups.unknown,
     },
     ...(limiter instanceof MemoryRateLimiter
-      ? [{ name: "limiter_subjects", unit: "entries" as const, size: () => limiter.subjects }]
+      ? [
+          {
+            name: "limiter_subjects",
+            unit: "entries" as const,
+            bound: limiter.bound,
+            size: () => limiter.size,
+          },
+        ]
       : []),
     ...ws.structures(),
     { name: "head_answers", unit: "entries", ...heads.answers },
