@@ -98,6 +98,9 @@ export interface NodeStatus {
   readonly peers: number;
 }
 
+/** The longest a scrape of /metrics waits for the execution workers' cache sizes (a busy one answers later). */
+const WORKER_SIZES_TIMEOUT_MS = 200;
+
 /** The client version reported by `web3_clientVersion`. */
 export const CLIENT_VERSION = `strata/v${version}/${process.platform}-${process.arch}/node${process.version}`;
 
@@ -379,7 +382,11 @@ export async function createNode(
       ...(engine
         ? [{ name: "active_validator_sets", unit: "entries" as const, ...engine.activeSetCache }]
         : []),
+      ...(callWorkers?.boundedStructures() ?? []),
     ],
+    refreshBoundedStructures: async () => {
+      await callWorkers?.refreshSizes(WORKER_SIZES_TIMEOUT_MS);
+    },
   });
   const follower = source
     ? new Follower(chain, pool, verifier, source, logger.child({ module: "follower" }))

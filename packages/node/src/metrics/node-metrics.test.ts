@@ -91,6 +91,14 @@ describe("GET /metrics", () => {
     );
   });
 
+  it("holds at most its bound of active validator sets when more blocks are built", async () => {
+    const bound = sample(await scrape(), "strata_cache_bound", 'cache="active_validator_sets"')!;
+    expect(bound).toBe(16);
+    // One set is filed per block built.
+    await rpc("anvil_mine", [`0x${(2 * bound).toString(16)}`]);
+    expect(sample(await scrape(), "strata_cache_size", 'cache="active_validator_sets"')).toBe(bound);
+  });
+
   it("counts requests and errors by method, unknown methods under one label", async () => {
     const before = await scrape();
     const count = (text: string, method: string) =>
