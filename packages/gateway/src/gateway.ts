@@ -133,28 +133,7 @@ export async function createGateway(
     log: log.child({ module: "ws" }),
   });
   metrics.watch(() => [
-    {
-      name: "api_key_lookups",
-      unit: "entries",
-      bound: keys.maxCached,
-      size: keys.cachedLookups.valid,
-    },
-    {
-      name: "unknown_api_keys",
-      unit: "entries",
-      bound: keys.maxCached,
-      size: keys.cachedLookups.unknown,
-    },
-    ...(limiter instanceof MemoryRateLimiter
-      ? [
-          {
-            name: "limiter_subjects",
-            unit: "entries" as const,
-            bound: limiter.bound,
-            size: () => limiter.size,
-          },
-        ]
-      : []),
+    ...access.structures(),
     ...ws.structures(),
     { name: "head_answers", unit: "entries", ...heads.answers },
     { name: "backtests", unit: "entries", ...backtests.held },

@@ -56,6 +56,8 @@ describe("execution workers' caches in /metrics", () => {
       "worker_receipts",
       "worker_receipts_stored_bytes",
       "worker_trie_nodes",
+      "worker_pending_trie_nodes",
+      "worker_pending_warm_state",
     ])
       expect(before.get(name), name).toBeDefined();
     expect(before.get("worker_blocks")?.bound).toBe(WORKERS * BLOCK_CACHE_ENTRIES);

@@ -122,7 +122,11 @@ export async function serveExecutionJobs(
   };
   port.on("message", (job: CallWorkerJob | "close" | typeof SIZES_REQUEST) => {
     if (job === SIZES_REQUEST) {
-      const sizes = sizesNow([...store.boundedStructures(), ...trieDb.boundedStructures()]);
+      const sizes = sizesNow([
+        ...store.boundedStructures(),
+        ...trieDb.boundedStructures(),
+        ...pending.boundedStructures(),
+      ]);
       port.postMessage({ sizes } satisfies CallWorkerSizes);
       return;
     }

@@ -22,3 +22,8 @@ export interface StructureSize {
 export function sizesNow(structures: readonly BoundedStructure[]): StructureSize[] {
   return structures.map(({ name, unit, bound, size }) => ({ name, unit, bound, size: size() }));
 }
+
+/** `structures` named with `prefix` before each name: another instance of the same caches (`module_call_results`). */
+export function prefixed(prefix: string, structures: readonly BoundedStructure[]): BoundedStructure[] {
+  return structures.map((s) => ({ ...s, name: `${prefix}${s.name}` }));
+}

@@ -76,6 +76,8 @@ describe("GET /metrics", () => {
       "txpool_pending",
       "txpool_queued",
       "active_validator_sets",
+      "pending_trie_nodes",
+      "pending_warm_state",
     ];
     for (const cache of caches) {
       const size = sample(text, "strata_cache_size", `cache="${cache}"`);
