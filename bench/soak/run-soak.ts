@@ -286,6 +286,9 @@ export async function runSoak(argv: string[]): Promise<number> {
   console.log(
     `machine: nproc ${machine.nproc}, ${machine.cpu}, node ${machine.node}${machine.commit ? `, commit ${machine.commit}` : ""}`,
   );
+  // glibc's allocator settings change how much memory the processes keep (docs/operations.md).
+  const malloc = Object.entries(process.env).filter(([name]) => name.startsWith("MALLOC_"));
+  if (malloc.length > 0) console.log(`environment: ${malloc.map(([n, v]) => `${n}=${v}`).join(" ")}`);
   const onSignal = () => {
     void cleanUp().finally(() => {
       killAllNodes();

@@ -1,5 +1,5 @@
 /**
- * Samples of one process during a soak run (RssAnon, heap used, cache sizes) and the verdict on
+ * Samples of one process during a soak run (RssAnon, heap, external memory, cache sizes) and the verdict on
  * whether each series levels off.
  */
 import { readFile } from "node:fs/promises";
@@ -48,9 +48,17 @@ export async function rssAnonBytes(pid: number): Promise<number | undefined> {
   }
 }
 
+/** Runtime series a soak follows, by their name in the report. */
+const RUNTIME_SERIES: Readonly<Record<string, string>> = {
+  nodejs_heap_size_used_bytes: "heapUsedBytes",
+  nodejs_heap_size_total_bytes: "heapTotalBytes",
+  nodejs_external_memory_bytes: "externalBytes",
+};
+
 /**
- * The series a soak follows from a Prometheus text exposition: heap used, and every
- * `strata_cache_size{cache="…"}` with its `strata_cache_bound{cache="…"}` (as `bound:<cache>`).
+ * The series a soak follows from a Prometheus text exposition: the main thread's heap used and
+ * committed, its external memory (array buffers and other memory outside the heap that V8 knows of),
+ * and every `strata_cache_size{cache="…"}` with its `strata_cache_bound{cache="…"}` (as `bound:<cache>`).
  */
 export function metricSeries(text: string): Record<string, number> {
   const out: Record<string, number> = {};
@@ -61,7 +69,8 @@ export function metricSeries(text: string): Record<string, number> {
     const [, name, labels = "", raw] = match;
     const value = Number(raw);
     if (!Number.isFinite(value)) continue;
-    if (name === "nodejs_heap_size_used_bytes") out.heapUsedBytes = value;
+    const runtime = RUNTIME_SERIES[name!];
+    if (runtime !== undefined && labels === "") out[runtime] = value;
     const cache = /cache="([^"]+)"/.exec(labels)?.[1];
     if (cache === undefined) continue;
     if (name === "strata_cache_size") out[`cache:${cache}`] = value;

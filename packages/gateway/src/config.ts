@@ -18,6 +18,8 @@ export const GATEWAY_DEFAULTS = {
   maxWsMessageBytes: 15 * 1024 * 1024,
   maxWsQueuedBytes: 8 * 1024 * 1024,
   maxWsConnections: 10_000,
+  /** Subscriptions one client WebSocket holds at most (the node's own default cap). */
+  maxSubscriptionsPerConnection: 1_024,
   /** Milliseconds between upstream health checks. */
   healthIntervalMs: 1_000,
   /** Blocks an upstream may trail the best head and still be routed to. */
@@ -60,6 +62,7 @@ export interface GatewayConfig {
   readonly maxWsMessageBytes: number;
   readonly maxWsQueuedBytes: number;
   readonly maxWsConnections: number;
+  readonly maxSubscriptionsPerConnection: number;
   readonly healthIntervalMs: number;
   readonly maxLagBlocks: number;
   readonly upstreamTimeoutMs: number;
@@ -114,6 +117,7 @@ const schema = z.object({
   keyCacheSeconds: z.number().min(0),
   trustProxy: z.number().int().min(0).max(32),
   maxWsConnectionsPerIp: z.number().int().positive(),
+  maxSubscriptionsPerConnection: z.number().int().positive(),
   wsPingIntervalMs: z.number().int().positive(),
   wsIdleTimeoutMs: z.number().int().positive(),
   maxHeadAgeSeconds: z.number().min(0).optional(),

@@ -101,13 +101,14 @@ export async function createGateway(
   const heads = new HeadCache(pool, log.child({ module: "head-cache" }), metrics);
   const proxy = new RpcProxy(pool, log.child({ module: "proxy" }), heads, config.maxResponseBytes);
   let chainId: number | undefined;
+  const admin =
+    config.adminToken === undefined
+      ? undefined
+      : new AdminApi(keys, config.adminToken, (req) => callerOf(req, config.trustProxy).ip, clock);
   const http = new GatewayHttpServer(config, {
     access,
     proxy,
-    admin:
-      config.adminToken === undefined
-        ? undefined
-        : new AdminApi(keys, config.adminToken, (req) => callerOf(req, config.trustProxy).ip, clock),
+    admin,
     rest: createRestApi({
       database: config.databaseUrl !== undefined || !ownsDatabase ? database : undefined,
       // The REST routes name methods at run time; their results are typed where they are read.
@@ -133,24 +134,13 @@ export async function createGateway(
     log: log.child({ module: "ws" }),
   });
   metrics.watch(() => [
-    {
-      name: "api_key_lookups",
-      unit: "entries",
-      bound: keys.cachedLookups.bound,
-      size: keys.cachedLookups.valid,
-    },
-    {
-      name: "unknown_api_keys",
-      unit: "entries",
-      bound: keys.cachedLookups.bound,
-      size: keys.cachedLookups.unknown,
-    },
-    ...(limiter instanceof MemoryRateLimiter
-      ? [{ name: "limiter_subjects", unit: "entries" as const, size: () => limiter.subjects }]
-      : []),
+    ...access.structures(),
     ...ws.structures(),
     { name: "head_answers", unit: "entries", ...heads.answers },
     { name: "backtests", unit: "entries", ...backtests.held },
+    ...(admin === undefined
+      ? []
+      : [{ name: "admin_failures", unit: "entries" as const, ...admin.failingClients }]),
   ]);
   let url = "";
   let metricsListener: MetricsListener | undefined;

@@ -9,14 +9,14 @@ type DecisionChild = ReturnType<Counter<"tier" | "decision">["labels"]>;
 const MAX_METHOD_LABELS = 256;
 
 /**
- * A cache, map or queue of the gateway that can grow: its size and, when it has one, the bound it
- * never exceeds. Exported as `strata_cache_size` and `strata_cache_bound`.
+ * A cache, map or queue of the gateway that can grow: its size and the bound it never exceeds.
+ * Exported as `strata_cache_size` and `strata_cache_bound`.
  */
 export interface GrowingStructure {
   /** The `cache` label (see docs/operations.md for the list). */
   readonly name: string;
   readonly unit: "entries" | "bytes";
-  readonly bound?: number;
+  readonly bound: number;
   size(): number;
 }
 
@@ -134,7 +134,7 @@ export class GatewayMetrics {
   }
 
   /**
-   * Reports the size (and bound) of each of `source`'s structures at every scrape; sources add up
+   * Reports the size and bound of each of `source`'s structures at every scrape; sources add up
    * (the gateway's own, and an indexer's running in the same process).
    */
   watch(source: () => readonly GrowingStructure[]): void {
@@ -157,8 +157,7 @@ export class GatewayMetrics {
       labelNames,
       registers: [this.registry],
       collect() {
-        for (const s of structures())
-          if (s.bound !== undefined) this.set({ cache: s.name, unit: s.unit }, s.bound);
+        for (const s of structures()) this.set({ cache: s.name, unit: s.unit }, s.bound);
       },
     });
   }

@@ -30,6 +30,7 @@ import { Follower } from "./follower/follower.js";
 import { forwardTo } from "./follower/forwarding.js";
 import { SourceClient } from "./follower/source-client.js";
 import { createLogger } from "./logger.js";
+import { prefixed } from "./metrics/bounded-structure.js";
 import { isLoopback, type MetricsServer, serveMetricsEndpoint } from "./metrics/metrics-server.js";
 import { NodeMetrics } from "./metrics/node-metrics.js";
 import { DePINNodeService } from "./modules/depin/depin-nodes.js";
@@ -97,6 +98,9 @@ export interface NodeStatus {
   /** Peers that passed the status handshake (0 without p2p). */
   readonly peers: number;
 }
+
+/** The longest a scrape of /metrics waits for the execution workers' cache sizes (a busy one answers later). */
+const WORKER_SIZES_TIMEOUT_MS = 200;
 
 /** The client version reported by `web3_clientVersion`. */
 export const CLIENT_VERSION = `strata/v${version}/${process.platform}-${process.arch}/node${process.version}`;
@@ -252,11 +256,12 @@ export async function createNode(
   // `pending` is built on its own trie node database over the same store: nothing it writes is kept.
   const scratchTrieDb = new TrieDatabase(kv);
   const scratchStates = new StateFactory(scratchTrieDb, common);
+  const pendingExecutor = new BlockExecutor(common, scratchStates, scratchTrieDb, chainView);
   const pending = new PendingBlocks({
     chain,
     pool,
     producer,
-    executor: new BlockExecutor(common, scratchStates, scratchTrieDb, chainView),
+    executor: pendingExecutor,
     scratchState: (root) => scratchStates.at(root, "lru"),
     coinbase: new Uint8Array(20),
     ...(engine ? { engine } : {}),
@@ -344,7 +349,9 @@ export async function createNode(
       ...executor.boundedStructures(),
       ...services.calls.boundedStructures(),
       // The svc_ modules' calls have a result cache of their own.
-      ...moduleCalls.boundedStructures().map((s) => ({ ...s, name: `module_${s.name}` })),
+      ...prefixed("module_", moduleCalls.boundedStructures()),
+      // `pending` is built here only without execution workers (they build it on their own).
+      ...prefixed("pending_", [...scratchTrieDb.boundedStructures(), ...pendingExecutor.boundedStructures()]),
       ...filters.boundedStructures(),
       {
         name: "subscriptions",
@@ -379,7 +386,12 @@ export async function createNode(
       ...(engine
         ? [{ name: "active_validator_sets", unit: "entries" as const, ...engine.activeSetCache }]
         : []),
+      ...(callWorkers?.boundedStructures() ?? []),
+      ...(options.gate?.structures?.() ?? []),
     ],
+    refreshBoundedStructures: async () => {
+      await callWorkers?.refreshSizes(WORKER_SIZES_TIMEOUT_MS);
+    },
   });
   const follower = source
     ? new Follower(chain, pool, verifier, source, logger.child({ module: "follower" }))

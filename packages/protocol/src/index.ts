@@ -5,3 +5,4 @@ export * from "./hex.js";
 export * from "./methods/index.js";
 export * from "./objects/index.js";
 export * from "./schemas.js";
+export * from "./send-queue.js";

@@ -105,6 +105,7 @@ export async function openNodeAccess(
   });
   const gate: RequestGate = {
     authorize: (caller, cost) => access.authorize(caller, cost),
+    structures: () => access.structures(),
   };
   return {
     gate,

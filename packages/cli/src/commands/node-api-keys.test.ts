@@ -288,6 +288,12 @@ describe("a node with --api-keys on the embedded key database", () => {
     const keyless = await post(node.rpcUrl, call("eth_chainId"));
     expect(keyless.status).toBe(200);
     expect(keyless.headers.get("ratelimit-limit")).toBe("10");
+    // The key caches and the in-memory counters are reported with their bounds.
+    const metrics = await (await fetch(`${node.rpcUrl}/metrics`)).text();
+    expect(metrics).toContain('strata_cache_size{cache="limiter_subjects",unit="entries"} 1');
+    expect(metrics).toContain('strata_cache_bound{cache="limiter_subjects",unit="entries"} 100000');
+    expect(metrics).toContain('strata_cache_bound{cache="api_key_lookups",unit="entries"} 10000');
+    expect(metrics).toContain('strata_cache_bound{cache="refused_key_ips",unit="entries"} 10000');
     await access.close();
     const keyed = await post(node.rpcUrl, call("eth_chainId", 3), { "X-API-Key": "strata_some-key" });
     expect(keyed.status).toBe(503);

@@ -115,6 +115,42 @@ describe("head cache", () => {
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
   });
 
+  it("holds at most one answer per head method when asked for more methods than it covers", async () => {
+    await waitUntil(
+      () => gateway.heads.live,
+      (live) => live,
+    );
+    const { answers } = gateway.heads;
+    const covered = [
+      "eth_blockNumber",
+      "eth_chainId",
+      "net_version",
+      "eth_gasPrice",
+      "eth_maxPriorityFeePerGas",
+      "eth_blobBaseFee",
+    ];
+    expect(answers.bound).toBe(covered.length);
+    const uncovered = ["web3_clientVersion", "eth_syncing", "net_listening", "eth_accounts", "eth_coinbase"];
+    const ask = async () => {
+      for (const method of [...covered, ...uncovered]) {
+        const answer = await post(`${gateway.url}/rpc`, call(method), key);
+        expect(answer.json.error, method).toBeUndefined();
+        expect(answers.size()).toBeLessThanOrEqual(answers.bound);
+      }
+    };
+    await ask();
+    // Each covered method is fetched on its first miss; once all are held the cache is full.
+    await waitUntil(
+      async () => {
+        await ask();
+        return answers.size();
+      },
+      (size) => size === answers.bound,
+    );
+    await ask();
+    expect(answers.size()).toBe(answers.bound);
+  });
+
   it("stops answering from the cache once the node is gone", async () => {
     await waitUntil(
       () => gateway.heads.live,

@@ -40,7 +40,16 @@ describe("gateway runtime metrics", () => {
       );
       expect(sample(text, "strata_cache_size", 'cache="limiter_subjects"')).toBeGreaterThanOrEqual(1);
       expect(sample(text, "strata_cache_size", 'cache="api_key_lookups"')).toBeGreaterThanOrEqual(0);
-      for (const cache of ["api_key_lookups", "ws_send_queue_bytes", "head_answers", "backtests"]) {
+      for (const cache of [
+        "api_key_lookups",
+        "unknown_api_keys",
+        "limiter_subjects",
+        "ws_connections",
+        "ws_subscriptions",
+        "ws_send_queue_bytes",
+        "head_answers",
+        "backtests",
+      ]) {
         const size = sample(text, "strata_cache_size", `cache="${cache}"`);
         const bound = sample(text, "strata_cache_bound", `cache="${cache}"`);
         expect(bound, cache).toBeGreaterThan(0);

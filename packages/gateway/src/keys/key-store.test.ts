@@ -62,6 +62,31 @@ describe("API keys in PostgreSQL", () => {
   });
 });
 
+describe("API key lookup cache", () => {
+  it("stays at its bound of valid and of unknown keys when filled past it, each side apart", async () => {
+    const bound = 5;
+    const cached = new ApiKeyStore(database.db, 60, Date.now, bound);
+    expect(cached.maxCached).toBe(bound);
+    const valid = await Promise.all(Array.from({ length: 2 * bound }, () => store.create("developer")));
+    for (const { key } of valid) {
+      expect(await cached.lookup(key)).toBeDefined();
+      expect(cached.cachedLookups.valid()).toBeLessThanOrEqual(bound);
+    }
+    expect(cached.cachedLookups.valid()).toBe(bound);
+    // The newest lookups stay cached; the oldest went first.
+    expect(cached.cached(valid.at(-1)!.key)).toMatchObject({ id: valid.at(-1)!.id });
+    expect(cached.cached(valid[0]!.key)).toBeUndefined();
+    for (let i = 0; i < 3 * bound; i++) {
+      expect(await cached.lookup(`strata_unknown_${i}`)).toBeUndefined();
+      expect(cached.cachedLookups.unknown()).toBeLessThanOrEqual(bound);
+    }
+    expect(cached.cachedLookups.unknown()).toBe(bound);
+    // Random keys never push valid ones out.
+    expect(cached.cachedLookups.valid()).toBe(bound);
+    expect(cached.cached(valid.at(-1)!.key)).toMatchObject({ id: valid.at(-1)!.id });
+  });
+});
+
 describe("admin API", () => {
   let node: TestNode;
   let gateway: Gateway;

@@ -50,8 +50,8 @@ interface CacheEntry {
 }
 
 /**
- * Bound on cached lookups of each kind. Valid and unknown keys are cached apart, so a flood of random
- * keys (which fills the unknown side, oldest first out) never pushes valid keys out of the cache.
+ * Default bound on cached lookups of each kind. Valid and unknown keys are cached apart, so a flood of
+ * random keys (which fills the unknown side, oldest first out) never pushes valid keys out of the cache.
  */
 const MAX_CACHED = 10_000;
 
@@ -63,17 +63,18 @@ const MAX_CACHED = 10_000;
 export class ApiKeyStore {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly unknownCache = new Map<string, CacheEntry>();
-  /** Cached valid and unknown keys (each side bounded apart), for the metrics. */
+  /** Cached valid and unknown keys (each side bounded apart by {@link maxCached}), for the metrics. */
   readonly cachedLookups = {
     valid: () => this.cache.size,
     unknown: () => this.unknownCache.size,
-    bound: MAX_CACHED,
   };
 
+  /** `maxCached`: the most lookups cached of each kind (valid, unknown). */
   constructor(
     private readonly db: Database,
     private readonly cacheSeconds = 0,
     private readonly clock: Clock = Date.now,
+    readonly maxCached = MAX_CACHED,
   ) {}
 
   /** Creates the key table when missing. */
@@ -143,7 +144,7 @@ export class ApiKeyStore {
     if (this.cacheSeconds > 0) {
       const cache = record === undefined ? this.unknownCache : this.cache;
       cache.delete(cacheKey);
-      if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
+      if (cache.size >= this.maxCached) cache.delete(cache.keys().next().value!);
       cache.set(cacheKey, { record, expiresAt: now + this.cacheSeconds * 1000 });
     }
     return record;

@@ -108,3 +108,35 @@ describe("AccessControl", () => {
     expect(await developer).toMatchObject({ allowed: true, headers: { "RateLimit-Limit": "50" } });
   });
 });
+
+describe("AccessControl refusals of unknown keys", () => {
+  it("remembers at most its bound of refused addresses when more are refused", async () => {
+    const now = Date.UTC(2026, 10, 22, 12);
+    const limiter = new MemoryRateLimiter(() => now);
+    const bound = 5;
+    const access = new AccessControl({
+      keys: undefined,
+      limiter,
+      onLimiterFailure: "open",
+      clock: () => now,
+      maxRefusedIps: bound,
+    });
+    try {
+      const refused = () => access.structures().find((s) => s.name === "refused_key_ips")!;
+      expect(refused().bound).toBe(bound);
+      for (let ip = 0; ip < 3 * bound; ip++) {
+        // Free tier: ten calls a second with unknown keys are counted, the eleventh is refused and remembered.
+        const answers = [];
+        for (let i = 0; i < 11; i++)
+          answers.push(
+            await access.authorize({ apiKey: `strata_unknown_${ip}_${i}`, ip: `10.9.0.${ip}` }, 1),
+          );
+        expect(answers.at(-1)).toMatchObject({ allowed: false, error: { code: -32005 } });
+        expect(refused().size()).toBeLessThanOrEqual(bound);
+      }
+      expect(refused().size()).toBe(bound);
+    } finally {
+      await limiter.close();
+    }
+  });
+});

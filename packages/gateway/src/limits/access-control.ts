@@ -3,10 +3,11 @@ import type { Clock } from "../clock.js";
 import { InvalidApiKeyError, LimiterUnavailableError, RateLimitedError } from "../errors.js";
 import type { ApiKeyStore } from "../keys/key-store.js";
 import { TIER_LIMITS, type Tier } from "../keys/tiers.js";
-import type { GatewayMetrics } from "../metrics.js";
+import type { GatewayMetrics, GrowingStructure } from "../metrics.js";
+import { MemoryRateLimiter } from "./memory-limiter.js";
 import { type LimitOutcome, msUntilUtcMidnight, type RateLimiter } from "./rate-limiter.js";
 
-/** Bound on remembered refusals of IPs presenting unknown keys. */
+/** Default bound on remembered refusals of IPs presenting unknown keys. */
 const MAX_REFUSED_IPS = 10_000;
 
 /** Who is asking: the `X-API-Key` value (if any) and the client's IP address. */
@@ -45,6 +46,8 @@ export interface AccessControlOptions {
   readonly metrics?: GatewayMetrics | undefined;
   /** Receives a warning when the limiter fails (once per outage). */
   readonly warn?: ((error: unknown) => void) | undefined;
+  /** The most refusals of IPs presenting unknown keys remembered at once (default 10,000). */
+  readonly maxRefusedIps?: number;
 }
 
 /**
@@ -59,6 +62,48 @@ export class AccessControl {
   private readonly refusedIps = new Map<string, { refusal: AccessRefusal; until: number }>();
 
   constructor(private readonly options: AccessControlOptions) {}
+
+  /**
+   * The key caches, the remembered refusals and, with the memory limiter, its subjects, with their
+   * bounds, for the metrics.
+   */
+  structures(): GrowingStructure[] {
+    const { keys, limiter } = this.options;
+    return [
+      ...(keys === undefined
+        ? []
+        : [
+            {
+              name: "api_key_lookups",
+              unit: "entries" as const,
+              bound: keys.maxCached,
+              size: keys.cachedLookups.valid,
+            },
+            {
+              name: "unknown_api_keys",
+              unit: "entries" as const,
+              bound: keys.maxCached,
+              size: keys.cachedLookups.unknown,
+            },
+          ]),
+      {
+        name: "refused_key_ips",
+        unit: "entries",
+        bound: this.options.maxRefusedIps ?? MAX_REFUSED_IPS,
+        size: () => this.refusedIps.size,
+      },
+      ...(limiter instanceof MemoryRateLimiter
+        ? [
+            {
+              name: "limiter_subjects",
+              unit: "entries" as const,
+              bound: limiter.bound,
+              size: () => limiter.size,
+            },
+          ]
+        : []),
+    ];
+  }
 
   /** Checks the caller's key, then charges `cost` calls against its limits. */
   async authorize(caller: Caller, cost: number): Promise<AccessDecision> {
@@ -100,7 +145,8 @@ export class AccessControl {
   private rememberRefusal(ip: string, refusal: AccessRefusal): void {
     const retryAfter = Number(refusal.headers["Retry-After"] ?? 1);
     this.refusedIps.delete(ip);
-    if (this.refusedIps.size >= MAX_REFUSED_IPS) this.refusedIps.delete(this.refusedIps.keys().next().value!);
+    if (this.refusedIps.size >= (this.options.maxRefusedIps ?? MAX_REFUSED_IPS))
+      this.refusedIps.delete(this.refusedIps.keys().next().value!);
     this.refusedIps.set(ip, { refusal, until: this.options.clock() + retryAfter * 1000 });
   }
 

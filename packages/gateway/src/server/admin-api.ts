@@ -26,6 +26,8 @@ export class AdminApi {
   private readonly tokenDigest: Buffer | undefined;
   /** Per client address: failed attempts in the current window and when it started. */
   private readonly failures = new Map<string, { count: number; since: number }>();
+  /** Client addresses whose failed attempts are remembered, for the metrics. */
+  readonly failingClients = { size: () => this.failures.size, bound: MAX_TRACKED };
 
   constructor(
     private readonly keys: ApiKeyStore,

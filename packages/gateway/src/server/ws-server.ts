@@ -4,6 +4,7 @@ import type { Duplex } from "node:stream";
 import {
   encodeError,
   encodeResult,
+  fitsSendQueue,
   InvalidParamsError,
   isRejected,
   LimitExceededError,
@@ -102,6 +103,7 @@ export class GatewayWsServer {
       {
         name: "ws_subscriptions",
         unit: "entries",
+        bound: this.config.maxSubscriptionsPerConnection * this.config.maxWsConnections,
         size: () => [...sessions].reduce((sum, s) => sum + s.subscriptionCount, 0),
       },
       {
@@ -128,12 +130,8 @@ export class GatewayWsServer {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
       return;
     }
-    if (this.sessions.size >= this.config.maxWsConnections) {
-      socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
-      return;
-    }
     const caller = callerOf(req, this.config.trustProxy);
-    if (this.refusedOverCap(caller.ip, socket)) return;
+    if (this.refusedOverCaps(caller.ip, socket)) return;
     const decision = await this.deps.access.authorize(caller, 1);
     if (!decision.allowed) {
       const { error } = decision;
@@ -148,7 +146,7 @@ export class GatewayWsServer {
     }
     // Checked again after the await; counted only once the socket is open (ws completes a valid
     // handshake synchronously, and a failed one never opens a socket, so it holds no place).
-    if (this.refusedOverCap(caller.ip, socket)) return;
+    if (this.refusedOverCaps(caller.ip, socket)) return;
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       this.perIp.set(caller.ip, (this.perIp.get(caller.ip) ?? 0) + 1);
       const session = new ClientSession(ws, caller, this.config, this.deps);
@@ -166,8 +164,15 @@ export class GatewayWsServer {
     });
   }
 
-  /** Refuses the upgrade with 429 when `ip` holds its cap of open sockets; whether it did. */
-  private refusedOverCap(ip: string, socket: Duplex): boolean {
+  /**
+   * Refuses the upgrade with 503 when `maxWsConnections` sockets are open, or with 429 when `ip` holds
+   * its cap of open sockets; whether it did.
+   */
+  private refusedOverCaps(ip: string, socket: Duplex): boolean {
+    if (this.sessions.size >= this.config.maxWsConnections) {
+      socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
+      return true;
+    }
     if ((this.perIp.get(ip) ?? 0) < this.config.maxWsConnectionsPerIp) return false;
     refuseUpgrade(
       socket,
@@ -226,6 +231,8 @@ interface Subscription {
 class ClientSession {
   private readonly subscriptions = new Map<string, Subscription>();
   private readonly byUpstreamId = new Map<string, string>();
+  /** Subscribe calls waiting for the node's answer: they hold a place under the cap. */
+  private subscribing = 0;
   private upstream: UpstreamSocket | undefined;
   private connecting: Promise<UpstreamSocket> | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -233,7 +240,7 @@ class ClientSession {
   private answeredPing = true;
   private lastMessageAt = performance.now();
 
-  /** Subscriptions this client holds (each also held by the node, which caps them per connection). */
+  /** Subscriptions this client holds (at most `maxSubscriptionsPerConnection`). */
   get subscriptionCount(): number {
     return this.subscriptions.size;
   }
@@ -367,13 +374,24 @@ class ClientSession {
   }
 
   private async subscribe(entry: RpcRequest): Promise<string> {
-    let upstream: UpstreamSocket;
-    try {
-      upstream = await this.connectUpstream();
-    } catch {
-      return encodeError(entry.idJson, new UpstreamUnavailableError());
+    const max = this.config.maxSubscriptionsPerConnection;
+    if (this.subscriptions.size + this.subscribing >= max) {
+      return encodeError(
+        entry.idJson,
+        new LimitExceededError("too many subscriptions on this connection", {
+          limit: "subscriptionsPerConnection",
+          max,
+        }),
+      );
     }
-    const answer = await upstream.call("eth_subscribe", entry.params);
+    this.subscribing++;
+    const answer = await this.connectUpstream()
+      .then((upstream) => upstream.call("eth_subscribe", entry.params))
+      .catch(() => undefined)
+      .finally(() => {
+        this.subscribing--;
+      });
+    if (answer === undefined) return encodeError(entry.idJson, new UpstreamUnavailableError());
     if (answer.error !== undefined) return encodeError(entry.idJson, new UpstreamRpcError(answer.error));
     const id = `0x${randomBytes(16).toString("hex")}`;
     const upstreamId = String(answer.result);
@@ -463,7 +481,7 @@ class ClientSession {
 
   private send(text: string): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
-    if (this.ws.bufferedAmount > this.config.maxWsQueuedBytes) {
+    if (!fitsSendQueue(this.ws.bufferedAmount, text, this.config.maxWsQueuedBytes)) {
       this.ws.terminate();
       return;
     }

@@ -105,11 +105,13 @@ export class BlockExecutor {
     | { readonly root: Uint8Array; readonly state: DecodedAccountStateManager; readonly vm: VM }
     | undefined;
 
+  /** `warmStateLimit`: cached entries at which a block's state is not carried to the next. */
   constructor(
     private readonly common: Common,
     private readonly states: StateFactory,
     private readonly trieDb: TrieDatabase,
     private readonly chainView: ChainView,
+    private readonly warmStateLimit = WARM_STATE_LIMIT,
   ) {}
 
   /** The state carried from the last block built, for the metrics. */
@@ -118,7 +120,7 @@ export class BlockExecutor {
       {
         name: "warm_state",
         unit: "entries",
-        bound: WARM_STATE_LIMIT,
+        bound: this.warmStateLimit,
         size: () => (this.warm === undefined ? 0 : cachedEntryCount(this.warm.state)),
       },
     ];
@@ -205,7 +207,7 @@ export class BlockExecutor {
     const { block: unsealed } = await builder.build();
     const block = hooks ? hooks.seal(unsealed) : unsealed;
     this.warm =
-      cachedEntryCount(state) < WARM_STATE_LIMIT ? { root: block.header.stateRoot, state, vm } : undefined;
+      cachedEntryCount(state) < this.warmStateLimit ? { root: block.header.stateRoot, state, vm } : undefined;
     const accounts = state.takeFlushedAccounts();
     const stateWrites = proposed.keepStateWrites ? [] : this.trieDb.drain();
     return { block, receipts, stateWrites, rejected, accounts };

@@ -1,6 +1,7 @@
 import type { CallRequest } from "@strata/protocol";
 import type { NetworkFile } from "../config/network.js";
 import type { StopReason } from "../errors/domain-errors.js";
+import type { StructureSize } from "../metrics/bounded-structure.js";
 import type { PendingContext } from "../producer/pending-execution.js";
 import type { HeavyTask } from "./heavy-tasks.js";
 import type { TraceLimits } from "./tracing/trace-options.js";
@@ -100,4 +101,15 @@ export type CallWorkerAnswer =
 /** A worker's first message, once it can take jobs. */
 export interface CallWorkerReady {
   readonly ready: true;
+}
+
+/**
+ * Asks a worker for its caches' sizes; it answers with {@link CallWorkerSizes} between two jobs, apart
+ * from the job queue.
+ */
+export const SIZES_REQUEST = "sizes";
+
+/** A worker's caches (decoded blocks, receipts, trie nodes) with their sizes and bounds. */
+export interface CallWorkerSizes {
+  readonly sizes: readonly StructureSize[];
 }

@@ -3,6 +3,7 @@ import type { Block } from "@ethereumjs/block";
 import type { CallRequest } from "@strata/protocol";
 import type { Logger } from "pino";
 import { BusyError, ExecutionError, RevertError, runStopped } from "../errors/domain-errors.js";
+import type { BoundedStructure, StructureSize } from "../metrics/bounded-structure.js";
 import type { PendingContext } from "../producer/pending-execution.js";
 import type { AccessListOutcome, CallOffload } from "./call-executor.js";
 import type { CallResult } from "./call-result-cache.js";
@@ -12,8 +13,10 @@ import {
   type CallWorkerJob,
   type CallWorkerReady,
   type CallWorkerSettings,
+  type CallWorkerSizes,
   cancel,
   cancelFlags,
+  SIZES_REQUEST,
   sharedNow,
 } from "./call-worker-messages.js";
 import type { HeavyTask } from "./heavy-tasks.js";
@@ -41,6 +44,10 @@ interface Slot {
   /** Settles once the worker can take calls, or has exited. */
   started: Promise<void>;
   exited: Promise<void>;
+  /** The worker's caches as it last reported them. */
+  sizes: readonly StructureSize[];
+  /** Called once the worker next reports its caches (or exits). */
+  readonly sizesWaiters: (() => void)[];
 }
 
 /**
@@ -57,6 +64,8 @@ export class CallWorkerPool implements CallOffload {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private closed = false;
+  /** The round of {@link refreshSizes} under way, shared by concurrent callers. */
+  private refreshing: Promise<void> | undefined;
   /** Calls sent to workers so far (answered or not). */
   dispatched = 0;
 
@@ -184,6 +193,56 @@ export class CallWorkerPool implements CallOffload {
     }).finally(() => signal?.removeEventListener("abort", callOff));
   }
 
+  /**
+   * The workers' caches (decoded blocks, receipts, trie nodes) summed over the workers as they last
+   * reported them ({@link refreshSizes}), named `worker_<cache>`; each bound is one worker's times the
+   * number of workers.
+   */
+  boundedStructures(): BoundedStructure[] {
+    const sums = new Map<string, { unit: StructureSize["unit"]; bound: number; size: number }>();
+    for (const slot of this.slots) {
+      if (slot.gone) continue;
+      for (const { name, unit, bound, size } of slot.sizes) {
+        const sum = sums.get(name);
+        if (sum) sum.size += size;
+        else sums.set(name, { unit, bound: bound * this.workers, size });
+      }
+    }
+    return [...sums].map(([name, { unit, bound, size }]) => ({
+      name: `worker_${name}`,
+      unit,
+      bound,
+      size: () => size,
+    }));
+  }
+
+  /**
+   * Asks every ready worker for its caches' sizes; settles once all answered or `timeoutMs` passed (a
+   * worker in the middle of a job answers after it, and its previous figures stand meanwhile).
+   */
+  refreshSizes(timeoutMs: number): Promise<void> {
+    this.refreshing ??= (async () => {
+      const answers = this.slots
+        .filter((slot) => slot.ready)
+        .map(
+          (slot) =>
+            new Promise<void>((resolve) => {
+              slot.sizesWaiters.push(resolve);
+              slot.worker.postMessage(SIZES_REQUEST);
+            }),
+        );
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      await Promise.race([Promise.all(answers), timeout]);
+      clearTimeout(timer);
+    })().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
   /** Starts the workers unless started, and settles once each can take calls (or has failed to start). */
   async ready(): Promise<void> {
     this.start();
@@ -230,6 +289,8 @@ export class CallWorkerPool implements CallOffload {
       gone: false,
       started: Promise.resolve(),
       exited: Promise.resolve(),
+      sizes: [],
+      sizesWaiters: [],
     };
     let started = (): void => {};
     slot.started = new Promise((resolve) => {
@@ -246,12 +307,18 @@ export class CallWorkerPool implements CallOffload {
           else pending.resolve(undefined);
         }
         slot.pending.clear();
+        for (const waiter of slot.sizesWaiters.splice(0)) waiter();
         started();
         resolve();
       });
     });
     worker.on("error", (error) => this.log?.error({ err: error }, "eth_call worker failed"));
-    worker.on("message", (message: CallWorkerAnswer | CallWorkerReady) => {
+    worker.on("message", (message: CallWorkerAnswer | CallWorkerReady | CallWorkerSizes) => {
+      if ("sizes" in message) {
+        slot.sizes = message.sizes;
+        for (const waiter of slot.sizesWaiters.splice(0)) waiter();
+        return;
+      }
       if ("ready" in message) {
         slot.ready = !this.closed;
         // Starting, it keeps the process alive (jobs may be waiting for it); ready, it does not.

@@ -3,7 +3,8 @@
  * `execution-worker.ts`, which gives it the consensus engine's replay hooks): it opens the node's LMDB
  * store read-only, keeps its own decoded blocks, trie node cache and head state, and answers each
  * call it is sent with the same {@link CallExecutor} the main thread uses, and each heavy task
- * (estimate, trace, simulation, block build, pending read) with a {@link HeavyTaskRunner}. Jobs at
+ * (estimate, trace, simulation, block build, pending read) with a {@link HeavyTaskRunner}; asked for
+ * its caches' sizes (metrics), it answers between two jobs. Jobs at
  * `pending` carry a context from which it makes the pending block itself ({@link PendingBuilds}).
  * Jobs run one at a time, in the order they came; one that waited longer than the queue limit is
  * refused.
@@ -19,6 +20,7 @@ import {
   RevertError,
   RunStoppedError,
 } from "../errors/domain-errors.js";
+import { sizesNow } from "../metrics/bounded-structure.js";
 import { PendingBuilds } from "../producer/pending-builds.js";
 import type { ChainStore } from "../storage/chain-store.js";
 import { CallExecutor } from "./call-executor.js";
@@ -27,7 +29,9 @@ import {
   type CallWorkerAnswer,
   type CallWorkerData,
   type CallWorkerJob,
+  type CallWorkerSizes,
   isCancelled,
+  SIZES_REQUEST,
   sharedNow,
   type TaskJob,
 } from "./call-worker-messages.js";
@@ -55,7 +59,7 @@ export async function serveExecutionJobs(
   lowerThisThreadPriority();
   const cancels = new Int32Array(settings.cancels);
   const storage = await openChainStorage(settings.network, settings.chaindata);
-  const { kv, common, states, store, chainView } = storage;
+  const { kv, common, trieDb, states, store, chainView } = storage;
   const warm = new Map<string, MerkleStateManager>();
   const pending = new PendingBuilds({
     kv,
@@ -116,7 +120,16 @@ export async function serveExecutionJobs(
     if (!closing || running > 0) return;
     void storage.close().finally(() => port.close());
   };
-  port.on("message", (job: CallWorkerJob | "close") => {
+  port.on("message", (job: CallWorkerJob | "close" | typeof SIZES_REQUEST) => {
+    if (job === SIZES_REQUEST) {
+      const sizes = sizesNow([
+        ...store.boundedStructures(),
+        ...trieDb.boundedStructures(),
+        ...pending.boundedStructures(),
+      ]);
+      port.postMessage({ sizes } satisfies CallWorkerSizes);
+      return;
+    }
     if (job === "close") {
       closing = true;
       closeWhenIdle();

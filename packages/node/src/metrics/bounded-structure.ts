@@ -9,3 +9,21 @@ export interface BoundedStructure {
   readonly bound: number;
   size(): number;
 }
+
+/** A {@link BoundedStructure}'s figures at one moment, as plain data (posted between threads). */
+export interface StructureSize {
+  readonly name: string;
+  readonly unit: "entries" | "bytes";
+  readonly bound: number;
+  readonly size: number;
+}
+
+/** The figures of `structures` now. */
+export function sizesNow(structures: readonly BoundedStructure[]): StructureSize[] {
+  return structures.map(({ name, unit, bound, size }) => ({ name, unit, bound, size: size() }));
+}
+
+/** `structures` named with `prefix` before each name: another instance of the same caches (`module_call_results`). */
+export function prefixed(prefix: string, structures: readonly BoundedStructure[]): BoundedStructure[] {
+  return structures.map((s) => ({ ...s, name: `${prefix}${s.name}` }));
+}

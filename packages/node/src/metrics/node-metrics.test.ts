@@ -76,6 +76,8 @@ describe("GET /metrics", () => {
       "txpool_pending",
       "txpool_queued",
       "active_validator_sets",
+      "pending_trie_nodes",
+      "pending_warm_state",
     ];
     for (const cache of caches) {
       const size = sample(text, "strata_cache_size", `cache="${cache}"`);
@@ -89,6 +91,14 @@ describe("GET /metrics", () => {
     expect(sample(after, "strata_cache_size", 'cache="filters"')).toBe(
       sample(text, "strata_cache_size", 'cache="filters"')! + 1,
     );
+  });
+
+  it("holds at most its bound of active validator sets when more blocks are built", async () => {
+    const bound = sample(await scrape(), "strata_cache_bound", 'cache="active_validator_sets"')!;
+    expect(bound).toBe(16);
+    // One set is filed per block built.
+    await rpc("anvil_mine", [`0x${(2 * bound).toString(16)}`]);
+    expect(sample(await scrape(), "strata_cache_size", 'cache="active_validator_sets"')).toBe(bound);
   });
 
   it("counts requests and errors by method, unknown methods under one label", async () => {

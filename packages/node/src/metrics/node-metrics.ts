@@ -19,20 +19,27 @@ export interface NodeGaugeSources {
   importedBlocks(): { readonly gossip: number; readonly range: number };
   /** Every cache, map and queue that can grow, with its bound. */
   boundedStructures(): readonly BoundedStructure[];
+  /** Brings the sizes held on other threads (the execution workers' caches) up to date, quickly. */
+  refreshBoundedStructures(): Promise<void>;
 }
 
 /**
  * `strata_cache_size` and `strata_cache_bound` by `cache` and `unit`, read from `structures` at
- * scrape time.
+ * scrape time, once `refresh` (when given) has settled.
  */
-export function registerCacheGauges(registry: Registry, structures: () => readonly BoundedStructure[]): void {
+export function registerCacheGauges(
+  registry: Registry,
+  structures: () => readonly BoundedStructure[],
+  refresh: () => Promise<void> = async () => {},
+): void {
   const labelNames = ["cache", "unit"] as const;
   new Gauge({
     name: "strata_cache_size",
     help: "Current size of a cache, map or queue that can grow (entries or bytes, see unit)",
     labelNames,
     registers: [registry],
-    collect() {
+    async collect() {
+      await refresh();
       for (const s of structures()) this.set({ cache: s.name, unit: s.unit }, s.size());
     },
   });
@@ -41,7 +48,8 @@ export function registerCacheGauges(registry: Registry, structures: () => readon
     help: "The size a cache, map or queue never exceeds (entries or bytes, see unit)",
     labelNames,
     registers: [registry],
-    collect() {
+    async collect() {
+      await refresh();
       for (const s of structures()) this.set({ cache: s.name, unit: s.unit }, s.bound);
     },
   });
@@ -83,7 +91,11 @@ export class NodeMetrics {
     gauge("strata_ws_connections", "Open WebSocket connections", () => sources.wsConnections());
     gauge("strata_ws_subscriptions", "Active eth_subscribe subscriptions", () => sources.subscriptions());
     gauge("strata_p2p_peers", "Connected peers that passed the status handshake", () => sources.peers());
-    registerCacheGauges(this.registry, () => sources.boundedStructures());
+    registerCacheGauges(
+      this.registry,
+      () => sources.boundedStructures(),
+      () => sources.refreshBoundedStructures(),
+    );
     new Counter({
       name: "strata_p2p_imported_blocks_total",
       help: "Blocks from peers verified and imported, by source: gossip or range (blocks-by-range sync)",

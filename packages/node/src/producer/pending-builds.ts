@@ -7,6 +7,7 @@ import { NotFoundError } from "../errors/domain-errors.js";
 import { BlockExecutor } from "../execution/block-executor.js";
 import type { ChainView } from "../execution/chain-view.js";
 import { StateFactory } from "../execution/state-factory.js";
+import { type BoundedStructure, prefixed } from "../metrics/bounded-structure.js";
 import type { KVStore } from "../storage/kv.js";
 import { TrieDatabase } from "../storage/trie-db.js";
 import {
@@ -37,6 +38,7 @@ export interface PendingBuildSources {
  */
 export class PendingBuilds {
   private readonly executor: BlockExecutor;
+  private readonly scratchTrieDb: TrieDatabase;
   private readonly scratchStates: StateFactory;
   private header: { key: string; block: Block } | undefined;
   private build: { key: string; result: Promise<PendingBuild> } | undefined;
@@ -44,9 +46,22 @@ export class PendingBuilds {
   private engine: { key: string; engine: PosEngine } | undefined;
 
   constructor(private readonly sources: PendingBuildSources) {
-    const scratchTrieDb = new TrieDatabase(sources.kv);
-    this.scratchStates = new StateFactory(scratchTrieDb, sources.common);
-    this.executor = new BlockExecutor(sources.common, this.scratchStates, scratchTrieDb, sources.chainView);
+    this.scratchTrieDb = new TrieDatabase(sources.kv);
+    this.scratchStates = new StateFactory(this.scratchTrieDb, sources.common);
+    this.executor = new BlockExecutor(
+      sources.common,
+      this.scratchStates,
+      this.scratchTrieDb,
+      sources.chainView,
+    );
+  }
+
+  /** The scratch trie-node cache and the state carried between builds, as `pending_*`, for the metrics. */
+  boundedStructures(): BoundedStructure[] {
+    return prefixed("pending_", [
+      ...this.scratchTrieDb.boundedStructures(),
+      ...this.executor.boundedStructures(),
+    ]);
   }
 
   /** The block calls at `context` run in: header-only when it changes nothing, else the built block. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { ErrorCode, encodeError, type ParsedBody, RpcError } from "@strata/protocol";
+import type { BoundedStructure } from "../../metrics/bounded-structure.js";
 
 /** Who is asking: the `X-API-Key` value (if any) and the client's IP address. */
 export interface Caller {
@@ -24,6 +25,8 @@ export type GateDecision =
 export interface RequestGate {
   /** Checks the caller's key and charges `cost` calls against its limits. */
   authorize(caller: Caller, cost: number): Promise<GateDecision>;
+  /** Its caches and counters with their bounds (key lookups, limiter subjects), for the metrics. */
+  structures?(): readonly BoundedStructure[];
 }
 
 /** The gate could not check a caller (its key database is unreachable): HTTP 503, -32002. */

@@ -5,14 +5,30 @@ import { devAccount, rpc } from "../../e2e/clients.js";
 import { startTestNode, type TestNode } from "../../testing/test-node.js";
 
 let t: TestNode;
+const QUEUE_BOUND = 256 * 1024;
 
 beforeAll(async () => {
   t = await startTestNode({
     mining: { mode: "manual" },
-    rpc: { maxWsMessageBytes: 4096, maxWsQueuedBytes: 256 * 1024, maxTxBytes: 128 * 1024 },
+    rpc: { maxWsMessageBytes: 4096, maxWsQueuedBytes: QUEUE_BOUND, maxTxBytes: 128 * 1024 },
   });
 });
 afterAll(() => t.stop());
+
+/** The node's `ws_send_queue_bytes` gauge, after checking that its bound is the configured one. */
+async function largestSendQueue(): Promise<number> {
+  const text = await (await fetch(`${t.url}/metrics`)).text();
+  const value = (name: string) =>
+    Number(
+      text
+        .split("\n")
+        .find((line) => line.startsWith(`${name}{cache="ws_send_queue_bytes"`))
+        ?.split(" ")
+        .at(-1),
+    );
+  expect(value("strata_cache_bound")).toBe(QUEUE_BOUND);
+  return value("strata_cache_size");
+}
 
 function open(url: string): Promise<WebSocket> {
   const ws = new WebSocket(url);
@@ -47,7 +63,7 @@ describe("WebSocket limits", () => {
     expect((await rpc(t.url, "eth_chainId")).result).toBe("0x539");
   });
 
-  it("drops a client that stops reading, without holding back one that reads", async () => {
+  it("drops a client that stops reading before its queue passes the bound, without holding back one that reads", async () => {
     const slow = await open(t.wsUrl);
     const fast = await open(t.wsUrl);
     await subscribeFull(slow);
@@ -72,6 +88,8 @@ describe("WebSocket limits", () => {
       });
       const sent = await rpc(t.url, "eth_sendRawTransaction", [raw]);
       expect(sent.error).toBeUndefined();
+      // Each notification carries 200 KB of data: the slow client's queue fills past the bound within a few.
+      expect(await largestSendQueue()).toBeLessThanOrEqual(QUEUE_BOUND);
     }
     // The paused client never reads its close frame; the server's connection count shows the drop.
     for (let i = 0; i < 500 && (received < count || t.node.status().wsConnections > 1); i++) {
@@ -79,6 +97,7 @@ describe("WebSocket limits", () => {
     }
     expect(received).toBe(count);
     expect(t.node.status().wsConnections).toBe(1);
+    expect(await largestSendQueue()).toBeLessThanOrEqual(QUEUE_BOUND);
     fast.close();
     slow.terminate();
   });
@@ -147,6 +166,30 @@ describe("WebSocket connections per address", () => {
     expect(await chainIdOver(third)).toBe("0x539");
     second.close();
     third.close();
+  });
+});
+
+describe("WebSocket connections in all", () => {
+  const max = 3;
+  let full: TestNode;
+  beforeAll(async () => {
+    full = await startTestNode({
+      mining: { mode: "manual" },
+      rpc: { maxWsConnections: max, maxWsConnectionsPerIp: 0 },
+    });
+  });
+  afterAll(() => full.stop());
+
+  it("holds at most its cap of connections when more clients connect at once", async () => {
+    const attempts = await Promise.allSettled(Array.from({ length: 2 * max }, () => open(full.wsUrl)));
+    const opened = attempts.flatMap((a) => (a.status === "fulfilled" ? [a.value] : []));
+    expect(opened).toHaveLength(max);
+    for (const refused of attempts.filter((a) => a.status === "rejected"))
+      expect(String(refused.reason)).toContain("503");
+    const text = await (await fetch(`${full.url}/metrics`)).text();
+    expect(text).toContain(`strata_cache_size{cache="ws_connections",unit="entries"} ${max}`);
+    expect(text).toContain(`strata_cache_bound{cache="ws_connections",unit="entries"} ${max}`);
+    for (const ws of opened) ws.close();
   });
 });
 

@@ -145,6 +145,7 @@ describe("WebSocket transport", () => {
     const pending = (await client.call("eth_subscribe", ["newPendingTransactions"])).result as string;
     const refused = await client.call("eth_subscribe", ["newPendingTransactions", true]);
     expect(refused.error).toMatchObject({ code: -32005 });
+    expect(t.node.status().subscriptions).toBe(3);
     expect((await client.call("eth_subscribe", ["nope"])).error).toEqual({
       code: -32601,
       message: 'no "nope" subscription in eth namespace',
@@ -200,13 +201,45 @@ describe("WebSocket transport", () => {
     expect((await rpc(t.url, "eth_chainId")).result).toBe("0x539");
   });
 
-  it("disconnects a client that stops reading once too much is queued for it", () => {
+  it("disconnects a client that stops reading before more than its bound is queued for it", () => {
+    const bound = 64;
     const socket = { bufferedAmount: 0, sent: [] as string[], terminated: false };
     const sink = createSink(
       {
         get readyState() {
           return socket.terminated ? 3 : 1;
         },
+        OPEN: 1,
+        get bufferedAmount() {
+          return socket.bufferedAmount;
+        },
+        send: ((text: string) => {
+          socket.sent.push(text);
+          // A client that does not read: every byte and its frame header stays queued.
+          socket.bufferedAmount += Buffer.byteLength(text) + 2;
+        }) as never,
+        terminate: () => {
+          socket.terminated = true;
+        },
+      } as never,
+      bound,
+    );
+    let accepted = 0;
+    for (let i = 0; i < 20; i++) {
+      if (sink.send(`message ${i}`)) accepted++;
+      expect(socket.bufferedAmount).toBeLessThanOrEqual(bound);
+    }
+    // 11 bytes queued per message, room kept for a 10-byte header: the sixth would pass 64.
+    expect(accepted).toBe(5);
+    expect(socket.terminated).toBe(true);
+    expect(socket.sent).toEqual(["message 0", "message 1", "message 2", "message 3", "message 4"]);
+  });
+
+  it("sends one message larger than the bound to a client with nothing queued", () => {
+    const socket = { bufferedAmount: 0, sent: [] as string[], terminated: false };
+    const sink = createSink(
+      {
+        readyState: 1,
         OPEN: 1,
         get bufferedAmount() {
           return socket.bufferedAmount;
@@ -221,12 +254,8 @@ describe("WebSocket transport", () => {
       } as never,
       10,
     );
-    expect(sink.send("12345")).toBe(true);
-    expect(sink.send("67890")).toBe(true);
-    expect(sink.send("abcde")).toBe(true);
-    expect(sink.send("late")).toBe(false);
+    expect(sink.send("a large answer")).toBe(true);
+    expect(sink.send("x")).toBe(false);
     expect(socket.terminated).toBe(true);
-    expect(socket.sent).toEqual(["12345", "67890", "abcde"]);
-    expect(sink.send("after")).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { encodeError, LimitExceededError, parseBody, type RpcError } from "@strata/protocol";
+import { encodeError, fitsSendQueue, LimitExceededError, parseBody, type RpcError } from "@strata/protocol";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { NodeConfig } from "../../config/node-config.js";
 import type { DispatchResult, RpcDispatcher } from "../dispatcher.js";
@@ -35,8 +35,8 @@ const GOING_AWAY = 1001;
 /**
  * The JSON-RPC WebSocket transport, on the HTTP server's port (upgrade on `/`): text frames carry
  * requests and batches exactly as over HTTP, plus `eth_subscribe` notifications. Binary frames close
- * the connection (1003); a client that does not read and has more than `maxWsQueuedBytes` waiting is
- * disconnected, so one slow reader never holds memory or slows the others. With a {@link RequestGate},
+ * the connection (1003); a client that does not read is disconnected before more than
+ * `maxWsQueuedBytes` wait for it, so one slow reader never holds memory or slows the others. With a {@link RequestGate},
  * an invalid API key is refused at the upgrade (401) and every message's calls are charged to its
  * caller; a refused message is answered with the error and the socket stays open. Notifications are
  * never charged. One remote address opens at most `maxWsConnectionsPerIp` connections (429 beyond, as
@@ -77,7 +77,7 @@ export class WebSocketRpcServer {
     return this.clients.size;
   }
 
-  /** The most bytes waiting to be written to any one client (over `maxWsQueuedBytes` it is disconnected). */
+  /** The most bytes waiting to be written to any one client (at most `maxWsQueuedBytes`, see {@link createSink}). */
   get largestSendQueue(): number {
     let largest = 0;
     for (const ws of this.clients.keys()) largest = Math.max(largest, ws.bufferedAmount);
@@ -97,12 +97,8 @@ export class WebSocketRpcServer {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
       return;
     }
-    if (this.clients.size >= this.options.maxWsConnections) {
-      socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
-      return;
-    }
     const ip = req.socket.remoteAddress ?? "unknown";
-    if (this.refusedOverIpCap(ip, socket)) return;
+    if (this.refusedOverCaps(ip, socket)) return;
     if (this.gate === undefined) {
       this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, undefined, ip));
       return;
@@ -115,14 +111,21 @@ export class WebSocketRpcServer {
         refuseUpgrade(socket, decision.error, decision.headers);
         return;
       }
-      // Other upgrades from the address may have been accepted while this one was authorized.
-      if (this.refusedOverIpCap(ip, socket)) return;
+      // Other upgrades may have been accepted while this one was authorized.
+      if (this.refusedOverCaps(ip, socket)) return;
       this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, { gate, caller }, ip));
     });
   }
 
-  /** Refuses the upgrade (429) when `ip` already holds `maxWsConnectionsPerIp` connections. */
-  private refusedOverIpCap(ip: string, socket: Duplex): boolean {
+  /**
+   * Refuses the upgrade when the node holds `maxWsConnections` connections (503) or `ip` holds
+   * `maxWsConnectionsPerIp` (429); whether it did.
+   */
+  private refusedOverCaps(ip: string, socket: Duplex): boolean {
+    if (this.clients.size >= this.options.maxWsConnections) {
+      socket.end("HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n");
+      return true;
+    }
     const max = this.options.maxWsConnectionsPerIp;
     if (max === 0 || (this.perIp.get(ip) ?? 0) < max) return false;
     refuseUpgrade(
@@ -235,15 +238,16 @@ function refuseUpgrade(
 export type SinkSocket = Pick<WebSocket, "readyState" | "OPEN" | "bufferedAmount" | "send" | "terminate">;
 
 /**
- * Wraps a socket as a notification sink that refuses to buffer without bound: once more than
- * `maxQueuedBytes` wait to be written to a client that does not read, the client is disconnected.
+ * Wraps a socket as a notification sink that refuses to buffer without bound: a message that would
+ * take what waits to be written to a client that does not read past `maxQueuedBytes` disconnects the
+ * client instead ({@link fitsSendQueue}).
  */
 export function createSink(ws: SinkSocket, maxQueuedBytes: number): SubscriptionSink {
   return {
     subscriptions: new Set(),
     send(text: string): boolean {
       if (ws.readyState !== ws.OPEN) return false;
-      if (ws.bufferedAmount > maxQueuedBytes) {
+      if (!fitsSendQueue(ws.bufferedAmount, text, maxQueuedBytes)) {
         ws.terminate();
         return false;
       }
