@@ -192,30 +192,42 @@ describe("strata testnet on a 1,000-block chain: a full node joins; a partition 
       ],
       "the joining node",
     );
-    const client = createPublicClient({ chain: devChainAt(url), transport: http(url) });
-    const target = await head(nodes[0]!);
-    await until(
-      "the joining node at the head",
-      async () => ((await client.getBlockNumber({ cacheTime: 0 })) >= target ? true : undefined),
-      150_000,
-    );
-    const synced = await importedBlocks(url);
-    expect(synced.range).toBeGreaterThanOrEqual(LONG_CHAIN);
-    // From here on blocks come by gossip: each as it is sealed, no range request needed.
-    const at = await client.getBlockNumber({ cacheTime: 0 });
-    await until(
-      "five blocks by gossip",
-      async () => ((await importedBlocks(url)).gossip >= synced.gossip + 5 ? true : undefined),
-      60_000,
-    );
-    const followed = await client.getBlockNumber({ cacheTime: 0 });
-    expect(followed).toBeGreaterThanOrEqual(at + 5n);
-    const block = await client.getBlock({ blockNumber: followed });
-    expect((await nodes[0]!.client.getBlock({ blockNumber: followed })).hash).toBe(block.hash);
-    expect(await rpc(url, "eth_syncing")).toBe(false);
-    // It takes no side in the partition below.
-    await stopChild(joiner);
-    joiner = undefined;
+    try {
+      const client = createPublicClient({ chain: devChainAt(url), transport: http(url) });
+      const target = await head(nodes[0]!);
+      await until(
+        "the joining node at the head",
+        async () => ((await client.getBlockNumber({ cacheTime: 0 })) >= target ? true : undefined),
+        150_000,
+      );
+      const synced = await importedBlocks(url);
+      expect(synced.range).toBeGreaterThanOrEqual(LONG_CHAIN);
+      // From here on blocks come by gossip: each as it is sealed, no range request needed.
+      const at = await client.getBlockNumber({ cacheTime: 0 });
+      await until(
+        "five blocks by gossip",
+        async () => ((await importedBlocks(url)).gossip >= synced.gossip + 5 ? true : undefined),
+        60_000,
+      );
+      const followed = await client.getBlockNumber({ cacheTime: 0 });
+      expect(followed).toBeGreaterThanOrEqual(at + 5n);
+      await until(
+        "the joining node and node-0 on one chain",
+        async () => {
+          const [ours, theirs] = await Promise.all([
+            client.getBlock({ blockNumber: followed }),
+            nodes[0]!.client.getBlock({ blockNumber: followed }),
+          ]);
+          return ours.hash === theirs.hash ? true : undefined;
+        },
+        30_000,
+      );
+      expect(await rpc(url, "eth_syncing")).toBe(false);
+    } finally {
+      // It takes no side in the partition below.
+      await stopChild(joiner);
+      joiner = undefined;
+    }
   }, 240_000);
 
   it("a token deployed before the partition is on every node", async () => {
