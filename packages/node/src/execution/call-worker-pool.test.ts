@@ -56,6 +56,21 @@ function onWorkers(request: Record<string, unknown>, block: bigint): Promise<Cal
   return pool.call(CallRequest.parse(request), stored, runLimit(5_000));
 }
 
+/** A pool of `workers` execution workers over the test node's store and settings. */
+function workerPool(workers: number): CallWorkerPool {
+  return new CallWorkerPool(
+    {
+      chaindata: join(datadir, "chaindata"),
+      network: t.node.config.network,
+      gasCap: t.node.config.rpc.gasCap,
+      maxQueueWaitMs: t.node.config.rpc.maxQueueWaitMs,
+      evmTimeoutMs: t.node.config.rpc.evmTimeoutMs,
+      traceLimits: DEFAULT_TRACE_LIMITS,
+    },
+    workers,
+  );
+}
+
 function ok(result: CallResult | undefined): Hex {
   if (!result || !("ok" in result)) throw new Error(`expected return data, got ${String(result)}`);
   return bytesToHex(result.ok) as Hex;
@@ -92,17 +107,7 @@ beforeAll(async () => {
   beforeTransfer = receipt.blockNumber;
   await transfer(1000n);
   looper = await deployLooper(t.url);
-  pool = new CallWorkerPool(
-    {
-      chaindata: join(datadir, "chaindata"),
-      network: t.node.config.network,
-      gasCap: t.node.config.rpc.gasCap,
-      maxQueueWaitMs: t.node.config.rpc.maxQueueWaitMs,
-      evmTimeoutMs: t.node.config.rpc.evmTimeoutMs,
-      traceLimits: DEFAULT_TRACE_LIMITS,
-    },
-    2,
-  );
+  pool = workerPool(2);
   await pool.ready();
 });
 
@@ -181,17 +186,7 @@ describe("eth_call on worker threads", () => {
   it("does not count a worker's start against a call's time limit", async () => {
     // A call posted as a fresh pool starts waits for a worker: a limit shorter than the start must
     // still give the call its whole time once the worker is ready.
-    const fresh = new CallWorkerPool(
-      {
-        chaindata: join(datadir, "chaindata"),
-        network: t.node.config.network,
-        gasCap: t.node.config.rpc.gasCap,
-        maxQueueWaitMs: t.node.config.rpc.maxQueueWaitMs,
-        evmTimeoutMs: t.node.config.rpc.evmTimeoutMs,
-        traceLimits: DEFAULT_TRACE_LIMITS,
-      },
-      1,
-    );
+    const fresh = workerPool(1);
     try {
       const stored = t.node.chain.blockByNumber(t.node.chain.head.header.number)!;
       const answer = await fresh.call(CallRequest.parse(balanceOf(HOLDER)), stored, runLimit(300));
@@ -212,17 +207,7 @@ describe("eth_call on worker threads", () => {
   });
 
   it("closes its workers, then leaves every call to the caller; the node's store stays usable", async () => {
-    const other = new CallWorkerPool(
-      {
-        chaindata: join(datadir, "chaindata"),
-        network: t.node.config.network,
-        gasCap: t.node.config.rpc.gasCap,
-        maxQueueWaitMs: t.node.config.rpc.maxQueueWaitMs,
-        evmTimeoutMs: t.node.config.rpc.evmTimeoutMs,
-        traceLimits: DEFAULT_TRACE_LIMITS,
-      },
-      1,
-    );
+    const other = workerPool(1);
     await other.ready();
     const head = t.node.chain.head;
     expect(await other.call(CallRequest.parse(balanceOf(HOLDER)), head, runLimit(5_000))).toBeDefined();
