@@ -230,8 +230,11 @@ function covered(scores: readonly ScoredForecast[], indices: readonly number[]):
   return inside / indices.length;
 }
 
-/** Standard deviation (zero mean) of the last 30 daily log returns up to close `index`. */
-function trailingVolatility(closes: readonly DailyClose[], index: number): number {
+/**
+ * Standard deviation (zero mean) of the last 30 daily log returns up to close `index` (a return
+ * over a gap of g days counts as r / √g): the volatility the coverage terciles are formed on.
+ */
+export function trailingVolatility(closes: readonly DailyClose[], index: number): number {
   let sum = 0;
   let count = 0;
   for (let i = Math.max(1, index - VOLATILITY_WINDOW + 1); i <= index; i++) {
