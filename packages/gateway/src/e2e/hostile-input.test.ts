@@ -282,7 +282,7 @@ describe("keys and limits on every path", () => {
     const { key } = await g.keys.create("developer", "filters");
     const asKey = { "X-API-Key": key };
     const install = async (headers: Record<string, string> = asKey) =>
-      (await post(g.url, call("eth_newBlockFilter"), headers)).json as {
+      (await post(g.url, call("eth_newBlockFilter"), headers)).json as unknown as {
         result?: string;
         error?: Json;
       };
