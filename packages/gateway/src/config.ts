@@ -38,6 +38,8 @@ export const GATEWAY_DEFAULTS = {
   trustProxy: 0,
   /** WebSocket connections one client IP may hold at once. */
   maxWsConnectionsPerIp: 64,
+  /** Polling filters (`eth_newFilter` and friends) one caller (key, or IP without one) holds at once. */
+  maxFiltersPerCaller: 32,
   /** Milliseconds between WebSocket pings; a client that has not answered the previous one is dropped. */
   wsPingIntervalMs: 30_000,
   /** Milliseconds a WebSocket without subscriptions may stay silent before it is closed. */
@@ -77,6 +79,7 @@ export interface GatewayConfig {
   readonly keyCacheSeconds: number;
   readonly trustProxy: number;
   readonly maxWsConnectionsPerIp: number;
+  readonly maxFiltersPerCaller: number;
   readonly wsPingIntervalMs: number;
   readonly wsIdleTimeoutMs: number;
   /** Token required by the admin API (`Authorization: Bearer …`); the admin API is off when absent. */
@@ -117,6 +120,7 @@ const schema = z.object({
   keyCacheSeconds: z.number().min(0),
   trustProxy: z.number().int().min(0).max(32),
   maxWsConnectionsPerIp: z.number().int().positive(),
+  maxFiltersPerCaller: z.number().int().positive(),
   maxSubscriptionsPerConnection: z.number().int().positive(),
   wsPingIntervalMs: z.number().int().positive(),
   wsIdleTimeoutMs: z.number().int().positive(),

@@ -12,6 +12,7 @@ import { RedisRateLimiter } from "./limits/redis-limiter.js";
 import { GatewayMetrics } from "./metrics.js";
 import { createRestApi } from "./rest/index.js";
 import { backtests } from "./rest/routes/modules.js";
+import { FilterQuota, MAX_FILTERS } from "./rpc/filter-quota.js";
 import { HeadCache } from "./rpc/head-cache.js";
 import { RpcProxy } from "./rpc/rpc-proxy.js";
 import { AdminApi } from "./server/admin-api.js";
@@ -100,6 +101,7 @@ export async function createGateway(
   });
   const heads = new HeadCache(pool, log.child({ module: "head-cache" }), metrics);
   const proxy = new RpcProxy(pool, log.child({ module: "proxy" }), heads, config.maxResponseBytes);
+  const filters = new FilterQuota(config.maxFiltersPerCaller, clock);
   let chainId: number | undefined;
   const admin =
     config.adminToken === undefined
@@ -108,6 +110,7 @@ export async function createGateway(
   const http = new GatewayHttpServer(config, {
     access,
     proxy,
+    filters,
     admin,
     rest: createRestApi({
       database: config.databaseUrl !== undefined || !ownsDatabase ? database : undefined,
@@ -129,6 +132,7 @@ export async function createGateway(
   const ws = new GatewayWsServer(http.server, config, {
     access,
     proxy,
+    filters,
     pool,
     metrics,
     log: log.child({ module: "ws" }),
@@ -137,6 +141,7 @@ export async function createGateway(
     ...access.structures(),
     ...ws.structures(),
     { name: "head_answers", unit: "entries", ...heads.answers },
+    { name: "filters", unit: "entries", bound: MAX_FILTERS, size: () => filters.size },
     { name: "backtests", unit: "entries", ...backtests.held },
     ...(admin === undefined
       ? []

@@ -54,11 +54,13 @@ describe("indexer against hostile chain data (PostgreSQL)", () => {
     expect(tx?.revert_reason).not.toContain("\u0000");
   });
 
-  it("reports a block that keeps failing (status, metrics), retries with backoff, then resumes once it can", async () => {
+  it("reports a block that keeps failing (logs, status, metrics), retries with backoff, then resumes once it can", async () => {
+    const logged: { level: number; msg: string }[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => logged.push(JSON.parse(line)) });
     const indexer = await Indexer.open({
       rpcUrl: chain.url,
       db,
-      logger: silent,
+      logger,
       pollIntervalMs: 50,
       retry: { attempts: 3, initialDelayMs: 20, maxDelayMs: 40, failedRetryMs: 400 },
     });
@@ -79,6 +81,13 @@ describe("indexer against hostile chain data (PostgreSQL)", () => {
       const metrics = await createIndexerMetrics(() => indexer.status()).metrics();
       expect(metrics).toMatch(/^strata_indexer_failed 1$/m);
       expect(metrics).toMatch(new RegExp(`^strata_indexer_failing_block ${poisoned}$`, "m"));
+      // Each attempt is logged: warnings while it retries, then an error once it has failed.
+      expect(
+        logged.some((l) => l.level === 40 && l.msg.startsWith(`indexing block ${poisoned} failed`)),
+      ).toBe(true);
+      expect(
+        logged.some((l) => l.level === 50 && l.msg.startsWith(`indexing FAILED at block ${poisoned}`)),
+      ).toBe(true);
       // Failed: attempts slow down to failedRetryMs instead of spinning.
       const before = indexer.status().failures;
       await new Promise((resolve) => setTimeout(resolve, 600));

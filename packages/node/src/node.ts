@@ -219,7 +219,9 @@ export async function createNode(
         })
       : undefined;
   const subscriptions = new SubscriptionManager(chain, config.rpc.maxSubscriptionsPerConnection);
-  const filters = new FilterManager(chain.events);
+  const filters = new FilterManager(chain.events, {
+    maxFiltersPerCaller: config.rpc.maxFiltersPerIp || Number.POSITIVE_INFINITY,
+  });
   // The svc_ modules read system contracts on their own execution queue, apart from eth_call's.
   const forecasts = new ForecastThread();
   const moduleCalls = new CallExecutor(

@@ -152,6 +152,9 @@ async function startStack(
     // The gateway opens a node WebSocket per subscribing client, all from its own address.
     "--rpc.ws-max-per-ip",
     "0",
+    // Its callers' filters too: the gateway caps them per caller.
+    "--rpc.filters-per-ip",
+    "0",
     "--log-level",
     settings.logLevel,
     ...(settings.blockTime === undefined ? [] : ["--block-time", String(settings.blockTime)]),

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openKeyStore } from "@strata/gateway";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { parseFlags } from "../flags.js";
 import { explorerKey } from "./dev.js";
-import { GATEWAY_FLAGS, gatewayConfigFromFlags } from "./gateway.js";
+import { GATEWAY_FLAGS, gatewayConfigFromFlags, runGateway } from "./gateway.js";
 
 const config = (...argv: string[]) =>
   gatewayConfigFromFlags(parseFlags(["--upstream", "http://127.0.0.1:8545", ...argv], GATEWAY_FLAGS));
@@ -23,6 +23,27 @@ describe("strata gateway flags", () => {
     writeFileSync(file, "short\n");
     expect(() => config("--admin-token-file", file)).toThrow(/at least 32 characters/);
     expect(() => config("--admin-token-file", join(dir, "missing"))).toThrow(/--admin-token-file/);
+  });
+
+  it("takes the admin token from STRATA_ADMIN_TOKEN, and warns when it is on the command line", async () => {
+    const fromEnv = parseFlags(["--upstream", "http://127.0.0.1:8545"], GATEWAY_FLAGS, {
+      env: { STRATA_ADMIN_TOKEN: "e".repeat(32) },
+    });
+    expect(gatewayConfigFromFlags(fromEnv).adminToken).toBe("e".repeat(32));
+    const written: string[] = [];
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      // Refused for its length after the warning: no gateway starts.
+      await expect(
+        runGateway(["--upstream", "http://127.0.0.1:8545", "--admin-token", "too-short"], () => {}),
+      ).rejects.toThrow(/at least 32 characters/);
+    } finally {
+      stderr.mockRestore();
+    }
+    expect(written.join("")).toContain("--admin-token on the command line can be read by other users");
   });
 
   it("--trust-proxy takes a hop count", () => {

@@ -62,6 +62,15 @@ describe("strata node --rpc.tracetimeout and --rpc.testing", () => {
   });
 });
 
+describe("strata node --rpc.filters-per-ip", () => {
+  it("caps the polling filters of one address, 256 by default, 0 for none", () => {
+    expect(config().rpc.maxFiltersPerIp).toBe(256);
+    expect(config("--rpc.filters-per-ip", "0").rpc.maxFiltersPerIp).toBe(0);
+    expect(config("--rpc.filters-per-ip", "4096").rpc.maxFiltersPerIp).toBe(4096);
+    expect(() => config("--rpc.filters-per-ip", "many")).toThrow(/--rpc.filters-per-ip: expected an integer/);
+  });
+});
+
 describe("strata node WebSocket flags", () => {
   it("caps connections per address, 64 by default, 0 for none", () => {
     expect(config().rpc.maxWsConnectionsPerIp).toBe(64);

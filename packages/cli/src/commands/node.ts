@@ -52,6 +52,11 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
     description:
       "WebSocket connections from one address at most, 429 beyond; 0 for no cap (behind a gateway all its clients share its address) (default 64)",
   },
+  "rpc.filters-per-ip": {
+    type: "string",
+    description:
+      "polling filters (eth_newFilter and friends) one address holds at most, -32005 beyond; 0 for no cap (behind a gateway all its clients share its address: the gateway caps per caller) (default 256)",
+  },
   "rpc.ws-ping-interval": {
     type: "string",
     description:
@@ -210,6 +215,9 @@ export function nodeConfigFromFlags(values: FlagValues) {
         ...(values["rpc.ws-max-per-ip"] === undefined
           ? {}
           : { maxWsConnectionsPerIp: intFlag(values, "rpc.ws-max-per-ip", 0, 0, 1_000_000) }),
+        ...(values["rpc.filters-per-ip"] === undefined
+          ? {}
+          : { maxFiltersPerIp: intFlag(values, "rpc.filters-per-ip", 0, 0, 1_000_000) }),
         ...(values["rpc.ws-ping-interval"] === undefined
           ? {}
           : { wsPingIntervalMs: durationFlag(values, "rpc.ws-ping-interval", 0, 3_600_000) }),

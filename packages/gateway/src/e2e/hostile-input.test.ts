@@ -18,6 +18,7 @@ import type { Gateway } from "../gateway.js";
 import { ApiKeyStore } from "../keys/key-store.js";
 import {
   call,
+  entries,
   get,
   type Json,
   ManualClock,
@@ -274,6 +275,48 @@ describe("keys and limits on every path", () => {
     const second = await upgradeStatus(g.wsUrl);
     open.push(first.ws, second.ws);
     expect([first.status, second.status]).toEqual([101, 101]);
+  });
+
+  it("caps the polling filters of each caller, whom the node behind sees as one address", async () => {
+    const g = await gateway({ upstreams: [node.url], maxFiltersPerCaller: 4 }, { database: database.db });
+    const { key } = await g.keys.create("developer", "filters");
+    const asKey = { "X-API-Key": key };
+    const install = async (headers: Record<string, string> = asKey) =>
+      (await post(g.url, call("eth_newBlockFilter"), headers)).json as unknown as {
+        result?: string;
+        error?: Json;
+      };
+    const tooMany = {
+      code: -32005,
+      message: "too many filters for this caller",
+      data: { limit: "filtersPerCaller", max: 4 },
+    };
+    // A body whose installs do not fit is refused whole, as a batch over a rate limit is.
+    const batch = await post(
+      g.url,
+      [1, 2, 3, 4, 5].map((id) => call("eth_newBlockFilter", [], id)),
+      asKey,
+    );
+    expect(entries(batch.json).map((a) => (a as { error?: Json }).error)).toEqual(Array(5).fill(tooMany));
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await install()).result!);
+    expect(ids.every((id) => /^0x[0-9a-f]+$/.test(id))).toBe(true);
+    expect((await install()).error).toEqual(tooMany);
+    // Another caller, at the same node address, is not held back by this one.
+    expect((await install({})).result).toMatch(/^0x/);
+    // Over WebSocket the same caller holds the same filters.
+    const client = await WsClient.open(g.wsUrl, asKey);
+    open.push(client.ws);
+    expect((await client.call("eth_newBlockFilter")).error).toEqual(tooMany);
+    // Polling keeps a filter; uninstalling one frees its place, which a notification's install takes.
+    expect((await post(g.url, call("eth_getFilterChanges", [ids[0]]), asKey)).json.result).toEqual(
+      expect.any(Array),
+    );
+    expect((await post(g.url, call("eth_uninstallFilter", [ids[0]]), asKey)).json.result).toBe(true);
+    await post(g.url, { jsonrpc: "2.0", method: "eth_newBlockFilter", params: [] }, asKey);
+    expect((await install()).error).toEqual(tooMany);
+    expect((await post(g.url, call("eth_uninstallFilter", [ids[1]]), asKey)).json.result).toBe(true);
+    expect((await install()).result).toMatch(/^0x/);
   });
 
   it("closes an idle WebSocket and drops one that does not answer pings", async () => {

@@ -73,7 +73,7 @@ describe("AccessControl", () => {
   it("answers an unlimited tier at once and counts its calls as the counters confirm", async () => {
     const { limiter, access, decisions } = setup("open");
     const decision = await settledNow(access.charge(ENTERPRISE, 3));
-    expect(decision).toEqual({ allowed: true, tier: "enterprise", headers: {} });
+    expect(decision).toEqual({ allowed: true, tier: "enterprise", subject: "key:e1", headers: {} });
     expect(limiter.charges).toEqual([expect.objectContaining({ subject: "key:e1", cost: 3, perDay: 0 })]);
     expect(await decisions("enterprise", "allowed")).toBe(0);
     await limiter.release();

@@ -32,7 +32,13 @@ export interface AccessRefusal {
 
 /** The answer to "may this caller make `cost` calls now?", with the RateLimit-* headers to send. */
 export type AccessDecision =
-  | { readonly allowed: true; readonly tier: Tier; readonly headers: Record<string, string> }
+  | {
+      readonly allowed: true;
+      readonly tier: Tier;
+      /** Whose calls these are (`key:ID` or `ip:ADDRESS`): the subject of per-caller counts. */
+      readonly subject: string;
+      readonly headers: Record<string, string>;
+    }
   | AccessRefusal;
 
 /** Options of {@link AccessControl}. */
@@ -180,7 +186,7 @@ export class AccessControl {
           this.options.metrics?.countLimiterDecision(tier, "failed_open");
         },
       );
-      return { allowed: true, tier, headers: {} };
+      return { allowed: true, tier, subject, headers: {} };
     }
     let outcome: LimitOutcome;
     try {
@@ -190,7 +196,7 @@ export class AccessControl {
       this.limiterFailed(error);
       if (this.options.onLimiterFailure === "open") {
         this.options.metrics?.countLimiterDecision(tier, "failed_open");
-        return { allowed: true, tier, headers: {} };
+        return { allowed: true, tier, subject, headers: {} };
       }
       this.options.metrics?.countLimiterDecision(tier, "failed_closed");
       return { allowed: false, tier, error: new LimiterUnavailableError(), headers: {} };
@@ -198,7 +204,7 @@ export class AccessControl {
     const headers = rateLimitHeaders(tier, outcome, now);
     if (outcome.allowed) {
       this.options.metrics?.countLimiterDecision(tier, "allowed");
-      return { allowed: true, tier, headers };
+      return { allowed: true, tier, subject, headers };
     }
     this.options.metrics?.countLimiterDecision(tier, "refused");
     const period = outcome.refusedBy === "day" ? "day" : "second";

@@ -13,6 +13,7 @@ import type { GatewayConfig } from "../config.js";
 import type { AccessControl, AccessDecision } from "../limits/access-control.js";
 import type { GatewayMetrics } from "../metrics.js";
 import type { RestHandler } from "../rest/index.js";
+import type { FilterQuota } from "../rpc/filter-quota.js";
 import type { RpcProxy } from "../rpc/rpc-proxy.js";
 import type { AdminApi } from "./admin-api.js";
 import { callerOf } from "./caller.js";
@@ -24,6 +25,8 @@ import { sendJson, sendPlain } from "./respond.js";
 export interface HttpRoutes {
   readonly access: AccessControl;
   readonly proxy: RpcProxy;
+  /** Each caller's polling filters, capped. */
+  readonly filters: FilterQuota;
   readonly admin: AdminApi | undefined;
   readonly rest: RestHandler;
   readonly health: HealthSources;
@@ -164,7 +167,9 @@ export class GatewayHttpServer {
       this.countCalls(parsed, decision, status);
       return sendJson(res, status, encodeError(singleId(parsed), decision.error), headers);
     }
-    const answer = await this.routes.proxy.answer(parsed, text);
+    const answer = await this.routes.filters.guard(decision.subject, parsed, () =>
+      this.routes.proxy.answer(parsed, text),
+    );
     if (answer.body === undefined) {
       res.writeHead(204, headers);
       res.end();

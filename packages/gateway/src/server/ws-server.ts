@@ -20,6 +20,7 @@ import type { GatewayConfig } from "../config.js";
 import { InvalidApiKeyError, UpstreamUnavailableError } from "../errors.js";
 import type { AccessControl, Caller } from "../limits/access-control.js";
 import type { GatewayMetrics, GrowingStructure } from "../metrics.js";
+import type { FilterQuota } from "../rpc/filter-quota.js";
 import type { RpcProxy } from "../rpc/rpc-proxy.js";
 import { toWsUrl, type UpstreamPool } from "../upstream/upstream-pool.js";
 import { UpstreamRpcError } from "../upstream/upstream-rpc.js";
@@ -40,6 +41,8 @@ const RECONNECT_MAX_MS = 2_000;
 export interface WsDependencies {
   readonly access: AccessControl;
   readonly proxy: RpcProxy;
+  /** Each caller's polling filters, capped. */
+  readonly filters: FilterQuota;
   readonly pool: UpstreamPool;
   readonly metrics: GatewayMetrics;
   readonly log: Logger;
@@ -319,16 +322,13 @@ class ClientSession {
         return `[${parsed.entries.map((e) => encodeError(e.idJson, error)).join(",")}]`;
       return encodeError(parsed.kind === "single" ? parsed.entry.idJson : "null", error);
     }
-    let reply: string | undefined;
-    if (parsed.kind === "single" && !isSubscriptionCall(parsed.entry)) {
-      reply = (await this.deps.proxy.answer(parsed, text)).body;
-    } else if (parsed.kind === "single") {
-      reply = await this.subscriptionCall(parsed.entry as RpcRequest);
-    } else if (parsed.kind === "invalid") {
-      reply = encodeError("null", parsed.error);
-    } else {
-      reply = await this.batch(parsed.entries);
-    }
+    const { body: reply } = await this.deps.filters.guard(decision.subject, parsed, async () => {
+      if (parsed.kind === "single" && !isSubscriptionCall(parsed.entry))
+        return this.deps.proxy.answer(parsed, text);
+      if (parsed.kind === "single") return { body: await this.subscriptionCall(parsed.entry as RpcRequest) };
+      if (parsed.kind === "invalid") return { body: encodeError("null", parsed.error) };
+      return { body: await this.batch(parsed.entries) };
+    });
     this.deps.metrics.observeLatency(
       parsed.kind === "single" && !isRejected(parsed.entry) ? parsed.entry.method : parsed.kind,
       "ws",

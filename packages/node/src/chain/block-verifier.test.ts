@@ -5,6 +5,7 @@ import { testConfig } from "../config/node-config.js";
 import { PosEngine } from "../consensus/engine.js";
 import { devAccount, viemClients } from "../e2e/clients.js";
 import { BlockExecutor } from "../execution/block-executor.js";
+import type { WriteOp } from "../storage/kv.js";
 import { withResealedField } from "../testing/forged-blocks.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
 import { BlockVerifier } from "./block-verifier.js";
@@ -101,6 +102,57 @@ describe("BlockVerifier", () => {
       const verdict = await withPool.verify(block);
       expect(verdict.ok).toBe(true);
       expect(asked).toBeGreaterThan(0);
+    } finally {
+      await other.close();
+    }
+  });
+
+  // Durable before announced: LMDB makes a commit visible to readers before it has flushed it to
+  // disk (lmdb-kv.test.ts: its commit resolves only after the flush). Here the store's commit is held
+  // open after its writes became visible, as LMDB's is until the flush: the chain must neither
+  // announce the block (newHead) nor serve it or its receipts (read through the chain's visibility
+  // rule) until the commit resolves.
+  it("announces and serves a committed block only once its commit is durable", async () => {
+    const network = testConfig().network;
+    const other = await openChain(network, null);
+    try {
+      const block = sourceBlock(1n);
+      const verdict = await new BlockVerifier(
+        other.chain,
+        new BlockExecutor(other.common, other.chain.states, other.trieDb, other.chainView),
+        other.trieDb,
+        other.chainView,
+        new PosEngine(network, { signers: new Map(), waitForTimeouts: false }),
+      ).verify(block);
+      if (!verdict.ok) throw new Error(verdict.reason);
+      let flush!: () => void;
+      const flushed = new Promise<void>((resolve) => {
+        flush = resolve;
+      });
+      const kv = other.kv;
+      const visible = kv.commit.bind(kv);
+      kv.commit = async (ops: readonly WriteOp[]) => {
+        await visible(ops);
+        await flushed;
+      };
+      const announced: bigint[] = [];
+      other.chain.events.on("newHead", (head) => announced.push(head.block.header.number));
+
+      const committing = other.chain.commit(verdict.built);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const hash = block.hash();
+      // On the store already (a reader of LMDB would see it), but neither announced nor served.
+      expect(other.store.blockByHash(hash)).toBeDefined();
+      expect(other.store.txLocation(block.transactions[0]!.hash())).toBeDefined();
+      expect(announced).toEqual([]);
+      expect(other.chain.head.header.number).toBe(0n);
+      expect(other.chain.blockByHash(hash)).toBeUndefined();
+      expect(other.chain.blockByNumber(1n)).toBeUndefined();
+
+      flush();
+      await committing;
+      expect(announced).toEqual([1n]);
+      expect(other.chain.blockByHash(hash)?.header.number).toBe(1n);
     } finally {
       await other.close();
     }

@@ -48,6 +48,7 @@ export const NodeConfigSchema = z.object({
     wsPingIntervalMs: duration,
     wsIdleTimeoutMs: duration,
     maxSubscriptionsPerConnection: integer(0),
+    maxFiltersPerIp: integer(0),
     maxWsMessageBytes: integer(1),
     maxWsQueuedBytes: integer(1),
     metricsPort: port.nullable(),

@@ -53,6 +53,8 @@ export interface NodeConfig {
     readonly wsIdleTimeoutMs: number;
     /** Subscriptions per WebSocket connection at most. */
     readonly maxSubscriptionsPerConnection: number;
+    /** Polling filters one remote address holds at most (HTTP and WebSocket together); 0 for no cap. */
+    readonly maxFiltersPerIp: number;
     /** Largest WebSocket message accepted, in bytes. */
     readonly maxWsMessageBytes: number;
     /** A WebSocket client with more than this many bytes queued for it is disconnected. */
@@ -151,6 +153,7 @@ export const DEFAULTS = {
   wsPingIntervalMs: 30_000,
   wsIdleTimeoutMs: 5 * 60_000,
   maxSubscriptionsPerConnection: 1024,
+  maxFiltersPerIp: 256,
   maxWsMessageBytes: 15 * 1024 * 1024,
   maxWsQueuedBytes: 8 * 1024 * 1024,
   metricsPort: null,
@@ -220,6 +223,7 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
       wsPingIntervalMs: DEFAULTS.wsPingIntervalMs,
       wsIdleTimeoutMs: DEFAULTS.wsIdleTimeoutMs,
       maxSubscriptionsPerConnection: DEFAULTS.maxSubscriptionsPerConnection,
+      maxFiltersPerIp: DEFAULTS.maxFiltersPerIp,
       maxWsMessageBytes: DEFAULTS.maxWsMessageBytes,
       maxWsQueuedBytes: DEFAULTS.maxWsQueuedBytes,
       metricsPort: DEFAULTS.metricsPort,

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Address, Hex } from "viem";
+import { type Address, getContractAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
 import { rpc, viemClients } from "./clients.js";
@@ -18,7 +18,7 @@ const LOOPER_CODE = "0x635b6000566000526004601cf3";
 /** The node's maximum time for a trace, a call, an estimate, a simulation and a block build. */
 const LIMIT_MS = 1_500;
 /** Most struct-logger entries one trace may return here. */
-const MAX_STEPS = 100_000;
+const MAX_STEPS = 20_000;
 const PROBE_BOUND_MS = 250;
 /**
  * Most time the node's thread may be busy during one attack (probes, answers, block production:
@@ -238,6 +238,70 @@ describe("heavy execution at its limit", () => {
     expect(slowest).toBeLessThan(PROBE_BOUND_MS);
     expect(blocks).toBeGreaterThan(0n);
   }, 30_000);
+});
+
+/**
+ * A factory whose every call creates a contract (code `0x01`): its runtime is `PUSH10 <init code>
+ * PUSH1 0 MSTORE PUSH1 10 PUSH1 22 PUSH1 0 CREATE STOP`, behind a constructor that returns it.
+ */
+const FACTORY_CODE = "0x601680600b6000396000f369600160005360016000f3600052600a60166000f000";
+/** The heaviest transaction a block holds: the loop at nearly the block's 30M gas. */
+const BLOCK_LOOP_GAS = 29_000_000n;
+
+describe("replays of a mined block at its gas limit", () => {
+  let block: Hex;
+  let loopTx: Hex;
+  let child: Address;
+
+  beforeAll(async () => {
+    const { wallet, publicClient } = viemClients(t.url);
+    const deployed = await wallet.sendTransaction({ data: FACTORY_CODE });
+    const factory = (await publicClient.waitForTransactionReceipt({ hash: deployed })).contractAddress!;
+    // One block: the loop first, then a call of the factory, whose child ots_getContractCreator finds
+    // by replaying the block (the loop included) on a worker.
+    await rpc(t.url, "evm_setIntervalMining", [0]);
+    try {
+      const nonce = await publicClient.getTransactionCount({ address: wallet.account.address });
+      loopTx = await wallet.sendTransaction({ to: looper, gas: BLOCK_LOOP_GAS, nonce });
+      const created = await wallet.sendTransaction({ to: factory, gas: 200_000n, nonce: nonce + 1 });
+      await rpc(t.url, "evm_mine");
+      const receipt = await publicClient.waitForTransactionReceipt({ hash: created });
+      expect((await publicClient.getTransactionReceipt({ hash: loopTx })).blockNumber).toBe(
+        receipt.blockNumber,
+      );
+      block = `0x${receipt.blockNumber.toString(16)}`;
+      child = getContractAddress({ from: factory, nonce: 1n });
+      expect(await publicClient.getCode({ address: child })).toBe("0x01");
+    } finally {
+      await rpc(t.url, "evm_setIntervalMining", [1_000]);
+    }
+  }, 60_000);
+
+  const replays: Record<string, () => Promise<RpcAnswer>> = {
+    "debug_traceTransaction (callTracer, client timeout 30s)": () =>
+      call("debug_traceTransaction", [loopTx, { tracer: "callTracer", timeout: "30s" }]),
+    "debug_traceTransaction (struct logger)": () =>
+      call("debug_traceTransaction", [loopTx, { timeout: "30s", disableStorage: true }]),
+    "debug_traceBlockByNumber (prestateTracer, client timeout 30s)": () =>
+      call("debug_traceBlockByNumber", [block, { tracer: "prestateTracer", timeout: "30s" }]),
+    "ots_getContractCreator (a contract created after the loop in its block)": () =>
+      call("ots_getContractCreator", [child]),
+  };
+
+  for (const [name, replay] of Object.entries(replays)) {
+    it(`${name}: stops at the node's limit or finishes, while eth_blockNumber answers and blocks go on`, async () => {
+      const { answers, elapsed, slowest, blocks, busyMs } = await underProbe(async () => [await replay()]);
+      const [answer] = answers;
+      // A replay that outlives the limit is stopped (or the struct logger at its entry cap); one that
+      // fits in it answers.
+      if (answer?.error) expect(answer.error.message).toMatch(/execution timeout|struct log/);
+      else expect(answer?.result, JSON.stringify(answer)).toBeDefined();
+      expect(elapsed).toBeLessThan(LIMIT_MS + 2_000);
+      expect(slowest, `slowest probe ${slowest.toFixed(0)} ms`).toBeLessThan(PROBE_BOUND_MS);
+      expect(busyMs, `node's thread busy ${busyMs.toFixed(0)} ms`).toBeLessThan(BUSY_BOUND_MS);
+      expect(blocks).toBeGreaterThan(0n);
+    }, 20_000);
+  }
 });
 
 describe("testing_buildBlockV1 outside dev", () => {

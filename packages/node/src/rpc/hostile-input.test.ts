@@ -61,7 +61,8 @@ describe("node port: a batch's answer is bounded while it is built", () => {
   const MAX = 20_000;
   let node: TestNode;
   beforeAll(async () => {
-    node = await startTestNode({ rpc: { maxResponseBytes: MAX } });
+    // No per-address filter cap, as behind a gateway (which caps per caller): see the last case.
+    node = await startTestNode({ rpc: { maxResponseBytes: MAX, maxFiltersPerIp: 0 } });
   });
   afterAll(async () => {
     await node?.stop();
@@ -90,6 +91,25 @@ describe("node port: a batch's answer is bounded while it is built", () => {
         message: `response exceeds ${MAX} bytes`,
         data: { limit: "responseBytes", max: MAX },
       });
+    }
+  });
+
+  it("with the per-address filter cap off (--rpc.filters-per-ip 0), one address installs more than 256", async () => {
+    // Batches whose answers stay well under this node's response cap.
+    const installed: unknown[] = [];
+    for (let round = 0; round < 6; round++) {
+      const answers = await batch(
+        node.url,
+        Array.from({ length: 50 }, () => ({ method: "eth_newBlockFilter" })),
+      );
+      installed.push(...answers.filter((a) => typeof a.result === "string").map((a) => a.result));
+    }
+    expect(installed).toHaveLength(300);
+    for (let i = 0; i < installed.length; i += 50) {
+      await batch(
+        node.url,
+        installed.slice(i, i + 50).map((id) => ({ method: "eth_uninstallFilter", params: [id] })),
+      );
     }
   });
 });

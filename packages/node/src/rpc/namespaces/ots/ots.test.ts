@@ -1,7 +1,8 @@
 import { createAddressFromString, createContractAddress } from "@ethereumjs/util";
 import type { Hex } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { rpc, viemClients } from "../../../e2e/clients.js";
+import { TracingService } from "../../../execution/tracing/tracing-service.js";
 import { startTestNode, type TestNode } from "../../../testing/test-node.js";
 
 function deployable(runtime: string): Hex {
@@ -202,5 +203,40 @@ describe("ots address search", () => {
       code: -32000,
       message: "max allowed page size: 25",
     });
+  });
+
+  it("finds a contract created at the end of a crowded block with one replay of that block", async () => {
+    const { wallet, publicClient } = viemClients(t.url);
+    await result("evm_setAutomine", [false]);
+    let created: Hex;
+    try {
+      const nonce = await publicClient.getTransactionCount({ address: wallet.account.address });
+      for (let i = 0; i < 4; i++) await wallet.sendTransaction({ to: OTHER, value: 1n, nonce: nonce + i });
+      created = await wallet.sendTransaction({
+        to: factory as Hex,
+        value: 1n,
+        gas: 300_000n,
+        nonce: nonce + 4,
+      });
+      await result("evm_mine", []);
+    } finally {
+      await result("evm_setAutomine", [true]);
+    }
+    const block = await mined(created);
+    expect((await publicClient.getBlock({ blockNumber: block.blockNumber })).transactions).toHaveLength(5);
+    // The factory's second CREATE: its nonce 2.
+    const child = createContractAddress(createAddressFromString(factory), 2n).toString();
+    // This node has no execution workers (memory store): its jobs run on this thread, where the
+    // replays of blocks can be counted.
+    const replays = vi.spyOn(
+      TracingService.prototype as unknown as { replay: (...args: unknown[]) => unknown },
+      "replay",
+    );
+    try {
+      expect(await result("ots_getContractCreator", [child])).toEqual({ hash: created, creator: factory });
+      expect(replays).toHaveBeenCalledTimes(1);
+    } finally {
+      replays.mockRestore();
+    }
   });
 });
