@@ -740,6 +740,11 @@ describe("block explorer in a browser", () => {
     await page.getByRole("button", { name: "Menu" }).click();
     await page.getByRole("link", { name: "Validators" }).click();
     await page.waitForURL("**/validators");
+    // A validator's history charts (uptime labelled in percent) fit the phone too.
+    await page.getByRole("button", { name: "History" }).first().click();
+    await page.locator("svg[aria-label^='Uptime per epoch']").waitFor();
+    await page.waitForTimeout(250);
+    expect(await page.evaluate<string[]>(OVERFLOWING_TEXT), "validator history at phone width").toEqual([]);
   }, 240_000); // some 40 page loads: on a busy machine, well over the default minute
 
   it("never contacts a host other than this machine", () => {
