@@ -29,8 +29,8 @@ const short = (h: string) => `${h.slice(0, 8)}…${h.slice(-4)}`;
 const percent = (fraction: string | number) =>
   `${(Number(fraction) * 100).toLocaleString("en-US", { maximumFractionDigits: 2 })} %`;
 
-/** A count as the explorer shows it: 1234 (or "0x4d2") is "1,234". */
-const count = (n: number | string) => Number(n).toLocaleString("en-US");
+/** A number as the explorer shows it: 1234 (or "0x4d2") is "1,234", at most 2 decimals. */
+const count = (n: number | string) => Number(n).toLocaleString("en-US", { maximumFractionDigits: 2 });
 
 /** An integer amount with `decimals` as the explorer shows it: separators, `maxFraction` decimals at most. */
 function units(value: string | bigint, decimals: number, maxFraction: number): string {
@@ -58,6 +58,16 @@ function price(value: string | number): string {
 
 /** An address or id as list cells shorten it: `0x123456…abcd`. */
 const shortAddress = (a: string) => `${a.slice(0, 8)}…${a.slice(-4)}`;
+
+const SYSTEM_NAMES = new Map([
+  [STAKING_ADDRESS.toLowerCase(), "Staking"],
+  [DEPIN_REGISTRY_ADDRESS.toLowerCase(), "DePINRegistry"],
+  [PRICE_ORACLE_ADDRESS.toLowerCase(), "PriceOracle"],
+  [SYSTEM_ADDRESS.toLowerCase(), "System caller"],
+]);
+
+/** An address in a list cell: the protocol's name for it, or shortened. */
+const addressCell = (a: string) => SYSTEM_NAMES.get(a.toLowerCase()) ?? shortAddress(a);
 
 /** The prediction page's API answer, as far as these tests read it. */
 interface PredictionAnswer {
@@ -325,7 +335,7 @@ describe("block explorer in a browser", () => {
     await shot(page, "transaction-reverted-desktop");
   });
 
-  it("shows every figure of a block, a transaction and an address as the API gives it", async () => {
+  it("shows every figure of the home page, a block, a transaction, an address and a token as the API gives it", async () => {
     const field = (page: Page, label: string) =>
       page
         .locator(".field", { has: page.locator("dt", { hasText: new RegExp(`^${label}$`) }) })
@@ -387,6 +397,134 @@ describe("block explorer in a browser", () => {
     expect(await field(page, "Transactions")).toBe(
       `${count(address.transactionCount)}${address.transactionCountIsLowerBound ? "+" : ""}`,
     );
+
+    const tokenApi = track<{
+      totalSupply: string;
+      decimals: number;
+      symbol: string;
+      holderCount: number;
+      transferCount: number;
+      transferCountIsLowerBound: boolean;
+    }>(page, /\/v1\/tokens\/0x[0-9a-f]{40}$/i);
+    await page.goto(`${explorer.url}/token/${activity.token}`);
+    await page.getByTestId("token-name").waitFor();
+    await expect.poll(() => tokenApi.latest() !== undefined).toBe(true);
+    const token = tokenApi.latest()!;
+    expect(await field(page, "Total supply")).toBe(
+      `${units(token.totalSupply, token.decimals, 6)} ${token.symbol}`,
+    );
+    expect(await field(page, "Decimals")).toBe(String(token.decimals));
+    expect(await field(page, "Holders")).toBe(count(token.holderCount));
+    expect(await field(page, "Transfers")).toBe(
+      `${count(token.transferCount)}${token.transferCountIsLowerBound ? "+" : ""}`,
+    );
+
+    // The block and transaction lists, row by row (the age column aside).
+    const blocksApi = track<{
+      items: { number: number; transactionCount: number; miner: string; gasUsed: string }[];
+    }>(page, /\/v1\/blocks\?limit=\d+$/);
+    await page.goto(`${explorer.url}/blocks`);
+    const blockRows = async () => {
+      const api = blocksApi.latest();
+      if (!api) return ["no answer yet"];
+      const wrong: string[] = [];
+      for (const b of api.items) {
+        const cells = await page
+          .locator(`[data-testid=blocks-table] tr[data-block="${b.number}"] td`)
+          .allTextContents();
+        const expected = [
+          count(b.number),
+          cells[1] ?? "",
+          String(b.transactionCount),
+          addressCell(b.miner),
+          count(b.gasUsed),
+        ];
+        if (JSON.stringify(cells) !== JSON.stringify(expected)) wrong.push(`${cells} != ${expected}`);
+      }
+      return wrong;
+    };
+    await page.getByTestId("blocks-table").locator("tbody tr").first().waitFor();
+    await expect.poll(blockRows).toEqual([]);
+
+    const txsApi = track<{
+      items: {
+        hash: string;
+        blockNumber: number;
+        from: string;
+        to: string | null;
+        contractAddress: string | null;
+        value: string;
+        status: string;
+      }[];
+    }>(page, /\/v1\/transactions\?limit=\d+$/);
+    await page.goto(`${explorer.url}/txs`);
+    const txRows = async () => {
+      const api = txsApi.latest();
+      if (!api) return ["no answer yet"];
+      const rows = await page.getByTestId("tx-table").locator("tbody tr").all();
+      if (rows.length !== api.items.length) return [`${rows.length} rows != ${api.items.length}`];
+      const wrong: string[] = [];
+      for (const [i, t] of api.items.entries()) {
+        const cells = await rows[i]!.locator("td").allTextContents();
+        const to = t.to
+          ? addressCell(t.to)
+          : `create${t.contractAddress ? ` ${addressCell(t.contractAddress)}` : ""}`;
+        const expected = [
+          shortAddress(t.hash),
+          count(t.blockNumber),
+          cells[2] ?? "",
+          addressCell(t.from),
+          to,
+          stra(t.value),
+          t.status,
+        ];
+        if (JSON.stringify(cells) !== JSON.stringify(expected)) wrong.push(`${cells} != ${expected}`);
+      }
+      return wrong;
+    };
+    await page.getByTestId("tx-table").locator("tbody tr").first().waitFor();
+    await expect.poll(txRows).toEqual([]);
+
+    // The home page's chain figures, which follow every new block: compared with the latest answer.
+    const chainApi = track<{
+      blockNumber: number;
+      avgBlockTimeSeconds: number | null;
+      tps: number;
+      totalTransactions: number;
+      totalAddresses: number;
+      validatorCount: number;
+      network: string;
+      chainId: number;
+      indexerLag: number | null;
+    }>(page, /\/v1\/chain$/);
+    await page.goto(explorer.url);
+    const homeStat = (label: string) =>
+      page
+        .locator(".stat", { has: page.locator(".stat-label", { hasText: new RegExp(`^${label}$`) }) })
+        .locator(".stat-value")
+        .textContent();
+    const homeDiffers = async () => {
+      const api = chainApi.latest();
+      if (!api) return ["no answer yet"];
+      const shown: [string, string | null, string][] = [
+        ["Latest block", await homeStat("Latest block"), count(api.blockNumber)],
+        [
+          "Avg block time",
+          await homeStat("Avg block time"),
+          `${api.avgBlockTimeSeconds === null ? "–" : count(api.avgBlockTimeSeconds)} s`,
+        ],
+        ["TPS", await homeStat("TPS"), count(api.tps)],
+        ["Transactions", await homeStat("Transactions"), count(api.totalTransactions)],
+        ["Addresses", await homeStat("Addresses"), count(api.totalAddresses)],
+        ["Validators", await homeStat("Validators"), count(api.validatorCount)],
+        ["Chain", await homeStat("Chain"), `${api.network} · ${api.chainId}`],
+      ];
+      return shown
+        .filter(([, text, expected]) => text !== expected)
+        .map(([what, text, e]) => `${what}: ${text} != ${e}`);
+    };
+    await page.getByTestId("chain-stats").waitFor();
+    await expect.poll(homeDiffers).toEqual([]);
     await page.close();
   });
 
