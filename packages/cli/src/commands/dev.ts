@@ -52,7 +52,7 @@ const EXPLORER_KEY_LABEL = "strata dev explorer";
 const NODE_STOP_GRACE_MS = 4_000;
 
 /** Settings of the local stack, from flags. */
-interface DevSettings {
+export interface DevSettings {
   readonly nodePort: number;
   readonly apiPort: number;
   readonly explorerPort: number;
@@ -65,7 +65,8 @@ interface DevSettings {
   readonly logLevel: string;
 }
 
-function devSettings(values: FlagValues): DevSettings {
+/** The local stack's settings from `strata dev`'s parsed flags; a malformed URL is a {@link UsageError}. */
+export function devSettings(values: FlagValues): DevSettings {
   const text = (name: string) => {
     const value = values[name];
     return typeof value === "string" && value !== "" ? value : undefined;
@@ -90,6 +91,29 @@ function devSettings(values: FlagValues): DevSettings {
     demo: values["no-demo"] !== true,
     logLevel: text("log-level") ?? "info",
   };
+}
+
+/** The `strata node` command line of the stack's node process (dev network, the demo unless `--no-demo`). */
+export function devNodeArgs(settings: DevSettings): string[] {
+  return [
+    "node",
+    "--network",
+    "dev",
+    "--datadir",
+    settings.datadir,
+    "--rpc.port",
+    String(settings.nodePort),
+    // The gateway opens a node WebSocket per subscribing client, all from its own address.
+    "--rpc.ws-max-per-ip",
+    "0",
+    // Its callers' filters too: the gateway caps them per caller.
+    "--rpc.filters-per-ip",
+    "0",
+    "--log-level",
+    settings.logLevel,
+    ...(settings.blockTime === undefined ? [] : ["--block-time", String(settings.blockTime)]),
+    ...(settings.demo ? [] : ["--no-demo"]),
+  ];
 }
 
 /** What `strata dev` started, stopped in reverse order. */
@@ -141,26 +165,7 @@ async function startStack(
   settings: DevSettings,
   out: (line: string) => void,
 ): Promise<void> {
-  const nodeArgs = [
-    "node",
-    "--network",
-    "dev",
-    "--datadir",
-    settings.datadir,
-    "--rpc.port",
-    String(settings.nodePort),
-    // The gateway opens a node WebSocket per subscribing client, all from its own address.
-    "--rpc.ws-max-per-ip",
-    "0",
-    // Its callers' filters too: the gateway caps them per caller.
-    "--rpc.filters-per-ip",
-    "0",
-    "--log-level",
-    settings.logLevel,
-    ...(settings.blockTime === undefined ? [] : ["--block-time", String(settings.blockTime)]),
-    ...(settings.demo ? [] : ["--no-demo"]),
-  ];
-  stack.node = await startChildService(nodeArgs, 2, out);
+  stack.node = await startChildService(devNodeArgs(settings), 2, out);
   const [rpcUrl, wsUrl] = stack.node.urls as [string, string];
   out(`ready ${rpcUrl}`);
   out(`ready ${wsUrl}`);

@@ -29,16 +29,79 @@ const short = (h: string) => `${h.slice(0, 8)}…${h.slice(-4)}`;
 const percent = (fraction: string | number) =>
   `${(Number(fraction) * 100).toLocaleString("en-US", { maximumFractionDigits: 2 })} %`;
 
+/** A number as the explorer shows it: 1234 (or "0x4d2") is "1,234", at most 2 decimals. */
+const count = (n: number | string) => Number(n).toLocaleString("en-US", { maximumFractionDigits: 2 });
+
+/** An integer amount with `decimals` as the explorer shows it: separators, `maxFraction` decimals at most. */
+function units(value: string | bigint, decimals: number, maxFraction: number): string {
+  const unit = 10n ** BigInt(decimals);
+  const v = BigInt(value);
+  let fraction = (v % unit).toString().padStart(decimals, "0").slice(0, maxFraction).replace(/0+$/, "");
+  // Dust is shown as the smallest figure the format has, never as a bare 0.
+  if (fraction === "" && v % unit !== 0n && v < unit) fraction = `${"0".repeat(maxFraction - 1)}1`;
+  const whole = (v / unit).toLocaleString("en-US");
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+/** Wei as the explorer shows STRA: thousands separators, at most 6 decimals, trailing zeros dropped. */
+const stra = (wei: string | bigint) => `${units(wei, 18, 6)} STRA`;
+
+/** Wei as the explorer shows gwei (gas prices): at most 4 decimals. */
+const gwei = (wei: string | bigint) => `${units(wei, 9, 4)} gwei`;
+
+/** A price as the explorer shows it: 2 decimals from 1,000 up, 4 from 1, 6 below. */
+function price(value: string | number): string {
+  const p = Number(value);
+  const digits = p >= 1000 ? 2 : p >= 1 ? 4 : 6;
+  return p.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: 2 });
+}
+
+/** An address or id as list cells shorten it: `0x123456…abcd`. */
+const shortAddress = (a: string) => `${a.slice(0, 8)}…${a.slice(-4)}`;
+
+const SYSTEM_NAMES = new Map([
+  [STAKING_ADDRESS.toLowerCase(), "Staking"],
+  [DEPIN_REGISTRY_ADDRESS.toLowerCase(), "DePINRegistry"],
+  [PRICE_ORACLE_ADDRESS.toLowerCase(), "PriceOracle"],
+  [SYSTEM_ADDRESS.toLowerCase(), "System caller"],
+]);
+
+/** An address in a list cell: the protocol's name for it, or shortened. */
+const addressCell = (a: string) => SYSTEM_NAMES.get(a.toLowerCase()) ?? shortAddress(a);
+
 /** The prediction page's API answer, as far as these tests read it. */
 interface PredictionAnswer {
   prediction: {
     confidence: string;
+    currentPrice: string;
     lower: string;
     upper: string;
     predictedPrice: string;
+    horizon: number;
     quantiles?: Record<string, string>;
   } | null;
-  backtest: { mape: number; baselineMape: number; coverage80: number; calibrationError: number } | null;
+  backtest: {
+    mape: number;
+    baselineMape: number;
+    coverage80: number;
+    calibrationError: number;
+    horizon: number;
+  } | null;
+}
+
+/** The staking page's API answer, as far as these tests read it. */
+interface StakingAnswer {
+  totalStaked: string;
+  validatorCount: number;
+  activeValidatorCount: number;
+  minValidatorStake: string;
+  epoch: number;
+  epochLength: number;
+  nextEpochBlock: string;
+  unbondingPeriod: number;
+  blockReward: string;
+  apr: string;
+  aprWindow: { fromBlock: string; toBlock: string; complete: boolean; epochs: number } | null;
 }
 
 /** Keeps the JSON of the latest answer to a request of `page` whose URL matches, as the page got it. */
@@ -272,12 +335,213 @@ describe("block explorer in a browser", () => {
     await shot(page, "transaction-reverted-desktop");
   });
 
-  it("shows validators, staking, DePIN nodes and predictions, every ratio as the API gives it", async () => {
+  it("shows every figure of the home page, a block, a transaction, an address and a token as the API gives it", async () => {
+    const field = (page: Page, label: string) =>
+      page
+        .locator(".field", { has: page.locator("dt", { hasText: new RegExp(`^${label}$`) }) })
+        .locator("dd")
+        .textContent();
     const page = await desktop.newPage();
-    const validatorsApi = track<{ items: { address: string; commission: string; uptime: string }[] }>(
-      page,
-      /\/v1\/validators$/,
+    const txApi = track<{
+      blockNumber: number;
+      value: string;
+      gas: string;
+      gasUsed: string;
+      effectiveGasPrice: string;
+      type: number;
+      nonce: number;
+      index: number;
+    }>(page, /\/v1\/transactions\/0x[0-9a-f]{64}$/);
+    await page.goto(`${explorer.url}/tx/${activity.tokenTransferTx}`);
+    await page.getByTestId("tx-hash").waitFor();
+    await expect.poll(() => txApi.latest() !== undefined).toBe(true);
+    const tx = txApi.latest()!;
+    expect(await field(page, "Value")).toBe(stra(tx.value));
+    expect(await field(page, "Fee")).toBe(stra(BigInt(tx.gasUsed) * BigInt(tx.effectiveGasPrice)));
+    expect(await field(page, "Gas used / limit")).toBe(`${count(tx.gasUsed)} / ${count(tx.gas)}`);
+    expect(await field(page, "Gas price")).toBe(gwei(tx.effectiveGasPrice));
+    expect(await field(page, "Type / nonce / index")).toBe(`${tx.type} / ${tx.nonce} / ${tx.index}`);
+
+    const blockApi = track<{
+      number: number;
+      gasUsed: string;
+      gasLimit: string;
+      baseFeePerGas: string;
+      transactionCount: number;
+      size: number;
+    }>(page, /\/v1\/blocks\/\d+$/);
+    await page.goto(`${explorer.url}/block/${tx.blockNumber}`);
+    await page.getByTestId("block-number").waitFor();
+    await expect.poll(() => blockApi.latest() !== undefined).toBe(true);
+    const block = blockApi.latest()!;
+    expect(await page.getByTestId("block-number").textContent()).toBe(`#${count(block.number)}`);
+    expect(await field(page, "Transactions")).toBe(count(block.transactionCount));
+    const used = Number(block.gasUsed) / Number(block.gasLimit);
+    expect(await field(page, "Gas used")).toBe(`${count(block.gasUsed)} (${percent(used)})`);
+    expect(await field(page, "Gas limit")).toBe(count(block.gasLimit));
+    expect(await field(page, "Base fee")).toBe(gwei(block.baseFeePerGas));
+    expect(await field(page, "Size")).toBe(`${count(block.size)} bytes`);
+
+    const addressApi = track<{
+      balance: string;
+      nonce: number;
+      transactionCount: number;
+      transactionCountIsLowerBound: boolean;
+    }>(page, /\/v1\/addresses\/0x[0-9a-f]{40}$/i);
+    await page.goto(`${explorer.url}/address/${activity.sender}`);
+    await page.getByTestId("balance").waitFor();
+    await expect.poll(() => addressApi.latest() !== undefined).toBe(true);
+    const address = addressApi.latest()!;
+    expect(await page.getByTestId("balance").textContent()).toBe(stra(address.balance));
+    expect(await field(page, "Nonce")).toBe(count(address.nonce));
+    expect(await field(page, "Transactions")).toBe(
+      `${count(address.transactionCount)}${address.transactionCountIsLowerBound ? "+" : ""}`,
     );
+
+    const tokenApi = track<{
+      totalSupply: string;
+      decimals: number;
+      symbol: string;
+      holderCount: number;
+      transferCount: number;
+      transferCountIsLowerBound: boolean;
+    }>(page, /\/v1\/tokens\/0x[0-9a-f]{40}$/i);
+    await page.goto(`${explorer.url}/token/${activity.token}`);
+    await page.getByTestId("token-name").waitFor();
+    await expect.poll(() => tokenApi.latest() !== undefined).toBe(true);
+    const token = tokenApi.latest()!;
+    expect(await field(page, "Total supply")).toBe(
+      `${units(token.totalSupply, token.decimals, 6)} ${token.symbol}`,
+    );
+    expect(await field(page, "Decimals")).toBe(String(token.decimals));
+    expect(await field(page, "Holders")).toBe(count(token.holderCount));
+    expect(await field(page, "Transfers")).toBe(
+      `${count(token.transferCount)}${token.transferCountIsLowerBound ? "+" : ""}`,
+    );
+
+    // The block and transaction lists, row by row (the age column aside).
+    const blocksApi = track<{
+      items: { number: number; transactionCount: number; miner: string; gasUsed: string }[];
+    }>(page, /\/v1\/blocks\?limit=\d+$/);
+    await page.goto(`${explorer.url}/blocks`);
+    const blockRows = async () => {
+      const api = blocksApi.latest();
+      if (!api) return ["no answer yet"];
+      const wrong: string[] = [];
+      for (const b of api.items) {
+        const cells = await page
+          .locator(`[data-testid=blocks-table] tr[data-block="${b.number}"] td`)
+          .allTextContents();
+        const expected = [
+          count(b.number),
+          cells[1] ?? "",
+          String(b.transactionCount),
+          addressCell(b.miner),
+          count(b.gasUsed),
+        ];
+        if (JSON.stringify(cells) !== JSON.stringify(expected)) wrong.push(`${cells} != ${expected}`);
+      }
+      return wrong;
+    };
+    await page.getByTestId("blocks-table").locator("tbody tr").first().waitFor();
+    await expect.poll(blockRows).toEqual([]);
+
+    const txsApi = track<{
+      items: {
+        hash: string;
+        blockNumber: number;
+        from: string;
+        to: string | null;
+        contractAddress: string | null;
+        value: string;
+        status: string;
+      }[];
+    }>(page, /\/v1\/transactions\?limit=\d+$/);
+    await page.goto(`${explorer.url}/txs`);
+    const txRows = async () => {
+      const api = txsApi.latest();
+      if (!api) return ["no answer yet"];
+      const rows = await page.getByTestId("tx-table").locator("tbody tr").all();
+      if (rows.length !== api.items.length) return [`${rows.length} rows != ${api.items.length}`];
+      const wrong: string[] = [];
+      for (const [i, t] of api.items.entries()) {
+        const cells = await rows[i]!.locator("td").allTextContents();
+        const to = t.to
+          ? addressCell(t.to)
+          : `create${t.contractAddress ? ` ${addressCell(t.contractAddress)}` : ""}`;
+        const expected = [
+          shortAddress(t.hash),
+          count(t.blockNumber),
+          cells[2] ?? "",
+          addressCell(t.from),
+          to,
+          stra(t.value),
+          t.status,
+        ];
+        if (JSON.stringify(cells) !== JSON.stringify(expected)) wrong.push(`${cells} != ${expected}`);
+      }
+      return wrong;
+    };
+    await page.getByTestId("tx-table").locator("tbody tr").first().waitFor();
+    await expect.poll(txRows).toEqual([]);
+
+    // The home page's chain figures, which follow every new block: compared with the latest answer.
+    const chainApi = track<{
+      blockNumber: number;
+      avgBlockTimeSeconds: number | null;
+      tps: number;
+      totalTransactions: number;
+      totalAddresses: number;
+      validatorCount: number;
+      network: string;
+      chainId: number;
+      indexerLag: number | null;
+    }>(page, /\/v1\/chain$/);
+    await page.goto(explorer.url);
+    const homeStat = (label: string) =>
+      page
+        .locator(".stat", { has: page.locator(".stat-label", { hasText: new RegExp(`^${label}$`) }) })
+        .locator(".stat-value")
+        .textContent();
+    const homeDiffers = async () => {
+      const api = chainApi.latest();
+      if (!api) return ["no answer yet"];
+      const shown: [string, string | null, string][] = [
+        ["Latest block", await homeStat("Latest block"), count(api.blockNumber)],
+        [
+          "Avg block time",
+          await homeStat("Avg block time"),
+          `${api.avgBlockTimeSeconds === null ? "–" : count(api.avgBlockTimeSeconds)} s`,
+        ],
+        ["TPS", await homeStat("TPS"), count(api.tps)],
+        ["Transactions", await homeStat("Transactions"), count(api.totalTransactions)],
+        ["Addresses", await homeStat("Addresses"), count(api.totalAddresses)],
+        ["Validators", await homeStat("Validators"), count(api.validatorCount)],
+        ["Chain", await homeStat("Chain"), `${api.network} · ${api.chainId}`],
+      ];
+      return shown
+        .filter(([, text, expected]) => text !== expected)
+        .map(([what, text, e]) => `${what}: ${text} != ${e}`);
+    };
+    await page.getByTestId("chain-stats").waitFor();
+    await expect.poll(homeDiffers).toEqual([]);
+    await page.close();
+  });
+
+  it("shows validators, staking, DePIN nodes and predictions, every figure as the API gives it", async () => {
+    const page = await desktop.newPage();
+    const validatorsApi = track<{
+      items: {
+        address: string;
+        status: string;
+        jailed: boolean;
+        stake: string;
+        commission: string;
+        uptime: string;
+        blocksProposed: number;
+        blocksMissed: number;
+      }[];
+    }>(page, /\/v1\/validators$/);
     await page.goto(`${explorer.url}/validators`);
     const validators = page.getByTestId("validators-table");
     await validators.locator("tbody tr").first().waitFor();
@@ -289,6 +553,16 @@ describe("block explorer in a browser", () => {
       const row = validators.locator(`tr[data-address="${v.address}"]`);
       expect(await row.getByTestId("commission").textContent()).toBe(percent(v.commission));
       expect(await row.getByTestId("uptime").textContent()).toBe(percent(v.uptime));
+      expect(await row.locator("td").allTextContents()).toEqual([
+        shortAddress(v.address),
+        v.jailed ? "jailed" : v.status,
+        stra(v.stake),
+        percent(v.commission),
+        percent(v.uptime),
+        count(v.blocksProposed),
+        count(v.blocksMissed),
+        "History",
+      ]);
     }
     await page.getByRole("button", { name: "History" }).first().click();
     await page.locator("svg[aria-label^='Blocks proposed and missed per epoch']").waitFor();
@@ -297,27 +571,60 @@ describe("block explorer in a browser", () => {
 
     // APR: the figure over a full window, "-" before one exists; the window is said either way.
     const staking = await desktop.newPage();
-    const stakingApi = track<{ apr: string; aprWindow: { complete: boolean; epochs: number } | null }>(
-      staking,
-      /\/v1\/staking$/,
-    );
+    const stakingApi = track<StakingAnswer>(staking, /\/v1\/staking$/);
     await staking.goto(`${explorer.url}/staking`);
     await staking.getByTestId("staking-stats").getByText("20,000 STRA").waitFor();
+    const stakingStat = (label: string, part = ".stat-value") =>
+      staking.locator(".stat", { has: staking.locator(".stat-label", { hasText: label }) }).locator(part);
+    const stakingField = (label: string) =>
+      staking.locator(".field", { has: staking.locator("dt", { hasText: label }) }).locator("dd");
+    /** "-" or "full window" when every figure of the page is the latest answer's, else what differs. */
     const aprShown = async () => {
       const api = stakingApi.latest();
       if (!api) return "no answer yet";
-      const shown = await staking.getByTestId("apr").textContent();
-      const hint = await staking.locator(".stat", { hasText: "APR" }).locator(".stat-hint").textContent();
-      const expected = api.aprWindow?.complete ? percent(api.apr) : "-";
       const window = api.aprWindow;
-      const said = window
-        ? hint?.includes(`${window.epochs} ${window.complete ? "" : "of 10 "}epochs`)
-        : true;
-      return shown === expected && said
-        ? window?.complete
-          ? "full window"
-          : "-"
-        : `${shown} != ${expected}`;
+      const shown: [string, string | null, string][] = [
+        ["APR", await staking.getByTestId("apr").textContent(), window?.complete ? percent(api.apr) : "-"],
+        ["Total staked", await stakingStat("Total staked").textContent(), stra(api.totalStaked)],
+        [
+          "Validators",
+          await stakingStat("Validators").textContent(),
+          `${api.activeValidatorCount} active / ${api.validatorCount}`,
+        ],
+        ["Epoch", await stakingStat("Epoch").textContent(), count(api.epoch)],
+        [
+          "Epoch hint",
+          await stakingStat("Epoch", ".stat-hint").textContent(),
+          `next at block ${count(api.nextEpochBlock)}`,
+        ],
+        [
+          "Minimum stake",
+          await stakingField("Minimum validator stake").textContent(),
+          stra(api.minValidatorStake),
+        ],
+        [
+          "Epoch length",
+          await stakingField("Epoch length").textContent(),
+          `${count(api.epochLength)} blocks`,
+        ],
+        ["Next epoch block", await stakingField("Next epoch block").textContent(), count(api.nextEpochBlock)],
+        [
+          "Unbonding",
+          await stakingField("Unbonding period").textContent(),
+          `${count(api.unbondingPeriod)} blocks`,
+        ],
+        ["Block reward", await stakingField("Block reward").textContent(), stra(api.blockReward)],
+      ];
+      const hint = await stakingStat("APR", ".stat-hint").textContent();
+      if (window) {
+        const blocks = `blocks ${count(window.fromBlock)}–${count(window.toBlock)}`;
+        const epochs = `${window.epochs} ${window.complete ? "" : "of 10 "}epochs`;
+        shown.push(["APR window", hint?.includes(blocks) && hint.includes(epochs) ? "said" : hint, "said"]);
+      }
+      const wrong = shown.filter(([, text, expected]) => text !== expected);
+      if (wrong.length > 0)
+        return wrong.map(([what, text, expected]) => `${what}: ${text} != ${expected}`).join("; ");
+      return window?.complete ? "full window" : "-";
     };
     await expect.poll(aprShown).toBe("-");
     await shot(staking, "staking-desktop");
@@ -333,10 +640,18 @@ describe("block explorer in a browser", () => {
 
     // The DePIN demo's simulated devices, one of them silent: inactive, uptime below 100 %.
     const depin = await desktop.newPage();
-    const depinApi = track<{ items: { id: string; uptime: string; status: string; endpoint: string }[] }>(
-      depin,
-      /\/v1\/depin\/nodes(\?|$)(?!.*limit=100)/,
-    );
+    const depinApi = track<{
+      items: {
+        id: string;
+        type: string;
+        region: string;
+        owner: string;
+        stake: string;
+        uptime: string;
+        status: string;
+        endpoint: string;
+      }[];
+    }>(depin, /\/v1\/depin\/nodes(\?|$)(?!.*limit=100)/);
     await depin.goto(`${explorer.url}/depin`);
     const table = depin.getByTestId("depin-table");
     await table.locator("tbody tr").first().waitFor();
@@ -351,7 +666,21 @@ describe("block explorer in a browser", () => {
       expect(await row.getByTestId("uptime").textContent()).toBe(percent(n.uptime));
       expect(await row.locator(".badge").textContent()).toBe(n.status);
       await row.getByText("simulated").waitFor();
+      const cells = await row.locator("td").allTextContents();
+      expect(cells[4]).toMatch(/ ago$|^never$/);
+      expect([...cells.slice(0, 4), ...cells.slice(5)]).toEqual([
+        `${n.id.slice(0, 10)}… simulated`,
+        n.type,
+        n.region,
+        n.status,
+        percent(n.uptime),
+        stra(n.stake),
+        shortAddress(n.owner),
+      ]);
     }
+    // One device of each type, in as many regions as devices.
+    expect(new Set(nodes.map((n) => n.type)).size).toBe(5);
+    expect(new Set(nodes.map((n) => n.region)).size).toBe(6);
     await depin.locator("svg[aria-label='DePIN nodes by region']").waitFor();
     await shot(depin, "depin-desktop");
     await depin.close();
@@ -367,8 +696,13 @@ describe("block explorer in a browser", () => {
       predictions.locator(".stat", { hasText: label }).locator(".stat-value").textContent();
     const field = (label: string) =>
       predictions.locator(".field", { hasText: label }).locator("dd").textContent();
-    expect(await stat("Confidence")).toBe(percent(answer.prediction!.confidence));
+    const prediction = answer.prediction!;
+    expect(await stat("Confidence")).toBe(percent(prediction.confidence));
+    expect(await stat("Current price")).toBe(price(prediction.currentPrice));
+    expect(await stat(`In ${prediction.horizon} days`)).toBe(price(prediction.predictedPrice));
+    expect(await stat("80 % interval")).toBe(`${price(prediction.lower)} – ${price(prediction.upper)}`);
     const backtest = answer.backtest!;
+    expect(await field("Horizon")).toBe(`${backtest.horizon} d`);
     expect(await field("Mean absolute % error")).toBe(percent(backtest.mape));
     expect(await field("Naive baseline error")).toBe(percent(backtest.baselineMape));
     expect(await field("80 % interval coverage")).toBe(percent(backtest.coverage80));
@@ -396,6 +730,12 @@ describe("block explorer in a browser", () => {
     // The interval's height at the horizon is a visible part of the plot, inside the chart.
     expect(plain[0]!.height).toBeGreaterThan(12);
     expect(plain[0]!.right).toBeLessThanOrEqual(plain[0]!.svgWidth + 0.5);
+    // Prices near 100,000 label the y axis "100k", not "100,000.00".
+    const yLabels = (await chart.locator("text.axis").allTextContents()).filter(
+      (t) => !/^\d{4}-\d{2}-\d{2}$/.test(t),
+    );
+    expect(yLabels.length).toBeGreaterThan(1);
+    for (const label of yLabels) expect(label).toMatch(/^(0|\d+(\.\d+)?k)$/);
     await shot(page, "predictions-desktop");
 
     await page.getByRole("combobox", { name: "History shown" }).selectOption("all");
@@ -431,11 +771,16 @@ describe("block explorer in a browser", () => {
     await fanPage.close();
   });
 
-  it("names the system contracts in lists, transactions and address pages, with the address on hover", async () => {
+  /** The hash of the latest transaction to the DePIN registry (a demo heartbeat). */
+  async function latestHeartbeat(): Promise<string> {
     const heartbeats = (await (
       await fetch(`${stack.url}/v1/addresses/${DEPIN_REGISTRY_ADDRESS}/transactions?limit=1`)
     ).json()) as { items: { hash: string }[] };
-    const heartbeat = heartbeats.items[0]!.hash;
+    return heartbeats.items[0]!.hash;
+  }
+
+  it("names the system contracts in lists, transactions and address pages, with the address on hover", async () => {
+    const heartbeat = await latestHeartbeat();
     const page = await open(`/tx/${heartbeat}`);
     const to = page.locator(".field", { has: page.locator("dt", { hasText: /^To$/ }) }).getByRole("link");
     expect(await to.textContent()).toBe(`DePINRegistry ${DEPIN_REGISTRY_ADDRESS}`);
@@ -497,12 +842,16 @@ describe("block explorer in a browser", () => {
       "/block/1",
       `/tx/${activity.tokenTransferTx}`,
       `/tx/${activity.forwardedTx}`,
+      `/tx/${activity.revertedTx}`,
+      `/tx/${await latestHeartbeat()}`,
       `/address/${activity.recipient}`,
       `/address/${STAKING_ADDRESS}`,
+      `/address/${SYSTEM_ADDRESS}`,
       `/token/${activity.token}`,
       "/validators",
       "/staking",
       "/depin",
+      "/predictions",
       "/predictions/BTC",
       "/predictions/ETH",
       "/predictions/STRA",
@@ -529,7 +878,12 @@ describe("block explorer in a browser", () => {
     await page.getByRole("button", { name: "Menu" }).click();
     await page.getByRole("link", { name: "Validators" }).click();
     await page.waitForURL("**/validators");
-  });
+    // A validator's history charts (uptime labelled in percent) fit the phone too.
+    await page.getByRole("button", { name: "History" }).first().click();
+    await page.locator("svg[aria-label^='Uptime per epoch']").waitFor();
+    await page.waitForTimeout(250);
+    expect(await page.evaluate<string[]>(OVERFLOWING_TEXT), "validator history at phone width").toEqual([]);
+  }, 240_000); // some 40 page loads: on a busy machine, well over the default minute
 
   it("never contacts a host other than this machine", () => {
     expect(foreignRequests).toEqual([]);

@@ -300,7 +300,17 @@ describe("REST /v1", () => {
       expect(Object.keys(body.paths)).toContain(path);
     }
     // Every ratio is described as a decimal fraction, wherever it appears.
-    const ratios = ["commission", "uptime", "apr", "confidence", "mape", "baselineMape", "coverage80"];
+    const ratios = [
+      "commission",
+      "uptime",
+      "apr",
+      "confidence",
+      "probabilityUp",
+      "mape",
+      "baselineMape",
+      "coverage80",
+      "calibrationError",
+    ];
     const described: string[] = [];
     const walk = (node: unknown) => {
       if (node === null || typeof node !== "object") return;
