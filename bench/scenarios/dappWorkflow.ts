@@ -176,6 +176,7 @@ export const dappWorkflow: Scenario = {
         mineManyMs,
         emptyReceiptPolls: r.emptyPolls,
         requests: Object.fromEntries([...r.latencies].map(([m, list]) => [m, list.length])),
+        p50ByMethod: Object.fromEntries([...r.latencies.keys()].map((m) => [m, r.p50(m)])),
       },
     };
   },

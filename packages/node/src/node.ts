@@ -255,6 +255,8 @@ export async function createNode(
           config.rpc.callWorkers,
           logger.child({ module: "calls" }),
         );
+  // The workers open the state after each block from its parent's caches, told what the block changed.
+  if (callWorkers) chain.events.on("stateStep", (step) => callWorkers.recordStateStep(step));
   // `pending` is built on its own trie node database over the same store: nothing it writes is kept.
   const scratchTrieDb = new TrieDatabase(kv);
   const scratchStates = new StateFactory(scratchTrieDb, common);

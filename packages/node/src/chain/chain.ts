@@ -8,6 +8,7 @@ import { advanceCheckpoints, type Checkpoint, type Checkpoints } from "../consen
 import type { BuiltBlock } from "../execution/block-executor.js";
 import { followHead } from "../execution/common.js";
 import { buildGenesisBlock } from "../execution/genesis.js";
+import type { StateStep } from "../execution/state-carry.js";
 import type { StateFactory } from "../execution/state-factory.js";
 import type { BoundedStructure } from "../metrics/bounded-structure.js";
 import type { BlockCommit, ChainStore, CheckpointHashes } from "../storage/chain-store.js";
@@ -34,6 +35,8 @@ export interface Reorg {
  */
 export interface ChainEvents {
   newHead: NewHead;
+  /** What a committed block built here changed, announced just before its `newHead`. */
+  stateStep: StateStep;
   pendingTransaction: TypedTransaction;
   reorg: Reorg;
 }
@@ -272,6 +275,7 @@ export class Chain {
     let checkpoints = this.checkpointState;
     const commits: BlockCommit[] = [];
     let parent: Block | undefined = this.headBlock;
+    const parentStateRoot = this.headBlock.header.stateRoot;
     for (const built of run) {
       const { header } = built.block;
       const before = checkpoints;
@@ -292,7 +296,14 @@ export class Chain {
     this.adoptHead(last.block);
     // The accounts the last block changed are known as they now stand: reads of them skip the trie.
     this.headAccounts = new Map(last.accounts);
-    for (const built of run) this.events.emit("newHead", { block: built.block, receipts: built.receipts });
+    let parentRoot = parentStateRoot;
+    for (const built of run) {
+      const { stateRoot } = built.block.header;
+      if (built.accounts)
+        this.events.emit("stateStep", { parentRoot, root: stateRoot, changed: [...built.accounts.keys()] });
+      parentRoot = stateRoot;
+      this.events.emit("newHead", { block: built.block, receipts: built.receipts });
+    }
   }
 
   /** Where the chain stands now, to come back to with {@link Chain.rewind} (dev: `evm_snapshot`). */

@@ -4,6 +4,7 @@ import type { StopReason } from "../errors/domain-errors.js";
 import type { StructureSize } from "../metrics/bounded-structure.js";
 import type { PendingContext } from "../producer/pending-execution.js";
 import type { HeavyTask } from "./heavy-tasks.js";
+import type { StateStep, WarmStates } from "./state-carry.js";
 import type { TraceLimits } from "./tracing/trace-options.js";
 import type { PostedError } from "./worker-errors.js";
 
@@ -97,6 +98,14 @@ export type CallWorkerAnswer =
   | { readonly id: number; readonly kind: "crashed"; readonly message: string }
   | { readonly id: number; readonly kind: "value"; readonly value: unknown }
   | { readonly id: number; readonly kind: "error"; readonly error: PostedError };
+
+/**
+ * What a committed block changed, told to every worker as the block is committed (before any job can
+ * name it): the worker opens the state after it from its parent's caches ({@link WarmStates}).
+ */
+export interface CallWorkerStateStep {
+  readonly step: StateStep;
+}
 
 /** A worker's first message, once it can take jobs. */
 export interface CallWorkerReady {

@@ -14,6 +14,7 @@ import {
   type CallWorkerReady,
   type CallWorkerSettings,
   type CallWorkerSizes,
+  type CallWorkerStateStep,
   cancel,
   cancelFlags,
   SIZES_REQUEST,
@@ -22,6 +23,7 @@ import {
 import type { HeavyTask } from "./heavy-tasks.js";
 import { type RunLimit, timeLeft } from "./run-limits.js";
 import { sourceWorkerBootstrap } from "./source-worker.js";
+import type { StateStep } from "./state-carry.js";
 import { receivedError } from "./worker-errors.js";
 
 /** How long a worker may take to finish its calls and close its store when the pool closes. */
@@ -132,6 +134,17 @@ export class CallWorkerPool implements CallOffload {
     };
     const value = await this.run(task, limit);
     return value as AccessListOutcome | undefined;
+  }
+
+  /**
+   * Tells every worker what a committed block changed, so the state after it starts warm there. A
+   * worker takes it before any job posted later (one port, in order).
+   */
+  recordStateStep(step: StateStep): void {
+    if (this.closed) return;
+    for (const slot of this.slots) {
+      if (!slot.gone) slot.worker.postMessage({ step } satisfies CallWorkerStateStep);
+    }
   }
 
   /** Whether jobs can be posted (workers running or starting); false once all have gone or the pool closed. */

@@ -30,6 +30,7 @@ import {
   type CallWorkerData,
   type CallWorkerJob,
   type CallWorkerSizes,
+  type CallWorkerStateStep,
   isCancelled,
   SIZES_REQUEST,
   sharedNow,
@@ -39,12 +40,16 @@ import { openChainStorage } from "./chain-storage.js";
 import { HeavyTaskRunner } from "./heavy-tasks.js";
 import { enforceRunLimits, type RunLimit, runLimit } from "./run-limits.js";
 import { Simulator } from "./simulate/simulator.js";
+import { WarmStates } from "./state-carry.js";
 import { lowerThisThreadPriority } from "./thread-priority.js";
 import { type ReplayHooksProvider, TracingService } from "./tracing/tracing-service.js";
 import { postError } from "./worker-errors.js";
 
-/** States kept warm per state root (the head, and the block before it while calls still name it). */
-const WARM_STATES = 2;
+/**
+ * States kept warm per state root, for calls (the head, and the block before it while calls still
+ * name it) and traces (the last few blocks' pre-states) alike.
+ */
+const WARM_STATES = 4;
 
 /** Makes the hooks the blocks of `network` are replayed with when traced (none without consensus). */
 export type ReplayHooksOf = (network: NetworkFile) => ReplayHooksProvider | undefined;
@@ -60,7 +65,7 @@ export async function serveExecutionJobs(
   const cancels = new Int32Array(settings.cancels);
   const storage = await openChainStorage(settings.network, settings.chaindata);
   const { kv, common, trieDb, states, store, chainView } = storage;
-  const warm = new Map<string, MerkleStateManager>();
+  const warm = new WarmStates(states, WARM_STATES);
   const pending = new PendingBuilds({
     kv,
     common,
@@ -69,16 +74,7 @@ export async function serveExecutionJobs(
     blockByHash: (hash) => store.blockByHash(hash),
   });
   const stateAt = (block: Block): MerkleStateManager => {
-    const built = pending.stateOf(block);
-    if (built) return built;
-    const root = Buffer.from(block.header.stateRoot).toString("hex");
-    let state = warm.get(root);
-    if (!state) {
-      state = states.at(block.header.stateRoot, "lru");
-      if (warm.size >= WARM_STATES) warm.delete(warm.keys().next().value as string);
-      warm.set(root, state);
-    }
-    return state;
+    return pending.stateOf(block) ?? warm.at(block.header.stateRoot);
   };
   const executor = new CallExecutor(common, stateAt, chainView, settings.gasCap, settings.maxQueueWaitMs, {
     cacheResults: false,
@@ -89,6 +85,7 @@ export async function serveExecutionJobs(
     states,
     blockByHash: (hash: Uint8Array) => store.blockByHash(hash),
     stateAt,
+    warmStates: warm,
   };
   const tracing = new TracingService(
     source,
@@ -120,7 +117,11 @@ export async function serveExecutionJobs(
     if (!closing || running > 0) return;
     void storage.close().finally(() => port.close());
   };
-  port.on("message", (job: CallWorkerJob | "close" | typeof SIZES_REQUEST) => {
+  port.on("message", (job: CallWorkerJob | CallWorkerStateStep | "close" | typeof SIZES_REQUEST) => {
+    if (typeof job === "object" && "step" in job) {
+      warm.record(job.step);
+      return;
+    }
     if (job === SIZES_REQUEST) {
       const sizes = sizesNow([
         ...store.boundedStructures(),

@@ -1,5 +1,6 @@
 import type { Common } from "@ethereumjs/common";
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
+import type { Caches } from "@ethereumjs/statemanager";
 import { ValueEncoding } from "@ethereumjs/util";
 import type { TrieDatabase } from "../storage/trie-db.js";
 import { DecodedAccountStateManager } from "./decoded-account-cache.js";
@@ -16,9 +17,10 @@ export class StateFactory {
    * A state manager positioned at `stateRoot`; it writes new trie nodes to the shared trie database.
    * `cache` adds account, code and storage caches: `lru` (bounded) for state that is only read (the
    * head), `map` for state that is written and reverted (blocks being built, calls): reverting an LRU
-   * cache costs time proportional to its capacity (see {@link createStateCaches}).
+   * cache costs time proportional to its capacity (see {@link createStateCaches}); or caches made
+   * for it (a state carried from its parent's: {@link carriedState}).
    */
-  at(stateRoot: Uint8Array, cache?: "lru" | "map"): DecodedAccountStateManager {
+  at(stateRoot: Uint8Array, cache?: "lru" | "map" | Caches): DecodedAccountStateManager {
     const trie = new MerklePatriciaTrie({
       db: this.db,
       root: stateRoot,
@@ -29,7 +31,9 @@ export class StateFactory {
     return new DecodedAccountStateManager({
       trie,
       common: this.common,
-      ...(cache === undefined ? {} : { caches: createStateCaches(cache) }),
+      ...(cache === undefined
+        ? {}
+        : { caches: typeof cache === "string" ? createStateCaches(cache) : cache }),
     });
   }
 

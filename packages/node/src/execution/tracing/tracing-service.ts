@@ -21,6 +21,7 @@ import { OverlayStateManager } from "../overlay-state.js";
 import { checkRunLimit, enforceRunLimits, limitEvm, type RunLimit, runLimit } from "../run-limits.js";
 import { receiptsCarryStateRoot } from "../simulate/block-replay.js";
 import { scratchState } from "../simulate/scratch-state.js";
+import { WarmStates } from "../state-carry.js";
 import type { StateFactory } from "../state-factory.js";
 import { StreamingBlockBuilder } from "../streaming-block-builder.js";
 import type { CallFrame } from "./call-tracer.js";
@@ -53,6 +54,8 @@ export interface TraceSource {
   stateAt(block: Block): MerkleStateManager;
   /** Opens the state at any stored root. */
   readonly states: StateFactory;
+  /** Read-only states with caches shared with other execution (an execution worker's); else traces keep their own. */
+  readonly warmStates?: WarmStates;
 }
 
 /** Recent pre-states kept with their caches: traces mostly replay the last few blocks, again and again. */
@@ -94,7 +97,7 @@ const KEPT_REPLAYS = 4;
 export class TracingService {
   private lock: Promise<unknown> = Promise.resolve();
   private readonly forkCommons = new Map<string, Common>();
-  private readonly warm = new Map<string, MerkleStateManager>();
+  private readonly warm: WarmStates;
   /** Replays kept by block hash, the most recent last (see {@link KEPT_REPLAYS}). */
   private readonly positions = new Map<string, ReplayPosition>();
 
@@ -105,7 +108,9 @@ export class TracingService {
     private readonly maxQueueWaitMs: number,
     private readonly replayHooks?: ReplayHooksProvider,
     private readonly limits: TraceLimits = DEFAULT_TRACE_LIMITS,
-  ) {}
+  ) {
+    this.warm = chain.warmStates ?? new WarmStates(chain.states, WARM_STATES);
+  }
 
   /** Traces the mined transaction `hash` with the tracer `options` name (geth's `debug_traceTransaction`). */
   traceTransaction(hash: Uint8Array, options: TraceOptions, limit?: RunLimit): Promise<unknown> {
@@ -357,13 +362,7 @@ export class TracingService {
    * {@link WARM_STATES} roots asked for (only read: every run writes to an overlay over it).
    */
   private warmState(block: Block): MerkleStateManager {
-    const root = Buffer.from(block.header.stateRoot).toString("hex");
-    let state = this.warm.get(root);
-    if (state) this.warm.delete(root);
-    else state = this.chain.states.at(block.header.stateRoot, "lru");
-    this.warm.set(root, state);
-    if (this.warm.size > WARM_STATES) this.warm.delete(this.warm.keys().next().value as string);
-    return state;
+    return this.warm.at(block.header.stateRoot);
   }
 
   /** The rules `block` executes under: one Common per fork, made once (copying one costs more than a trace). */
