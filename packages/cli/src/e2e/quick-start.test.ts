@@ -137,13 +137,25 @@ describe("the README quick start (npm start)", () => {
     expect(metrics).toMatch(/^strata_gateway_requests_total\{/m);
     expect(metrics).toMatch(/^strata_indexer_lag_blocks \d+$/m);
 
-    // The explorer page shows it.
+    // The dev chain's DePIN demo registers its simulated devices: REST serves them.
+    const devices = await until("the demo's devices in REST", async () => {
+      const res = await fetch(`http://127.0.0.1:${PORTS.api}/v1/depin/nodes`);
+      const body = res.status === 200 ? ((await res.json()) as { items: { endpoint: string }[] }) : undefined;
+      return body && body.items.length >= 6 ? body.items : undefined;
+    });
+    expect(devices.every((device) => device.endpoint.startsWith("simulated://strata-demo/"))).toBe(true);
+
+    // The explorer pages show the transaction and the devices.
     const browser = await launchBrowser();
     try {
       const page = await browser.newPage();
       await page.goto(`http://127.0.0.1:${PORTS.explorer}/tx/${hash}`);
       await expect.poll(() => page.getByTestId("tx-hash").textContent(), { timeout: 30_000 }).toBe(hash);
       expect(await page.getByTestId("tx-status").textContent()).toMatch(/success/i);
+      await page.goto(`http://127.0.0.1:${PORTS.explorer}/depin`);
+      const rows = page.getByTestId("depin-table").locator("tbody tr");
+      await expect.poll(() => rows.count(), { timeout: 30_000 }).toBe(devices.length);
+      await rows.first().getByText("simulated").waitFor();
     } finally {
       await browser.close();
     }
