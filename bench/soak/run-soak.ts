@@ -3,6 +3,7 @@
  * and cache sizes once a minute, to show that memory levels off.
  *
  *   npm run bench -- --soak [SECONDS] [--variant node|gateway|both] [--sample-every SECONDS]
+ *                       [--warmup-blocks N]
  *
  * `node`: the load straight to a dev node (instant mining). `gateway`: the same load through
  * `strata gateway` (memory rate limiter, an Enterprise key) in front of a dev node, with
@@ -29,6 +30,9 @@ const USAGE = `Usage: npm run bench -- --soak [SECONDS] [options]
                             straight to a node, through the gateway with the indexer following, or
                             both one after the other (default: node)
   --sample-every SECONDS    sampling interval (default: 60)
+  --warmup-blocks N         empty blocks mined (anvil_mine) before the load starts, so that the caches
+                            filled block by block are full when sampling begins; the indexer, when
+                            there is one, catches up first (default: 10500, 0 for none)
   --report FILE             print the report of a saved run (bench/results/soak-*.json) and exit
   --database-url URL        PostgreSQL server for the indexer's scratch database
                             (default: DATABASE_URL, else postgres://postgres@127.0.0.1:5432/postgres)`;
@@ -116,6 +120,36 @@ async function startIndexer(rpcUrl: string, databaseUrl: string) {
   };
 }
 
+/** Mines `blocks` empty blocks on the node, then waits until the indexer (if any) has indexed them. */
+async function warmUp(url: string, blocks: number, indexerMetricsUrl: string | undefined): Promise<void> {
+  if (blocks === 0) return;
+  const { RpcClient, hexToNumber } = await import("../rpc.js");
+  const rpc = new RpcClient(url, { timeoutMs: 120_000 });
+  const started = performance.now();
+  try {
+    for (let left = blocks; left > 0; left -= 1_000) {
+      await rpc.call("anvil_mine", [`0x${Math.min(left, 1_000).toString(16)}`]);
+    }
+    const head = hexToNumber(await rpc.call("eth_blockNumber", []));
+    if (indexerMetricsUrl !== undefined) {
+      for (;;) {
+        const text = await fetch(indexerMetricsUrl).then(
+          (r) => r.text(),
+          () => "",
+        );
+        const indexed = Number(/^strata_indexer_indexed_block (\d+)/m.exec(text)?.[1] ?? 0);
+        if (indexed >= head) break;
+        await sleep(1_000);
+      }
+    }
+    console.log(
+      `warm-up: ${blocks} empty blocks, head ${head}, ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    );
+  } finally {
+    rpc.close();
+  }
+}
+
 async function minedNonces(url: string): Promise<number> {
   const { devAccounts } = await import("../accounts.js");
   const { RpcClient, hexToNumber } = await import("../rpc.js");
@@ -137,12 +171,14 @@ async function runVariant(
   seconds: number,
   sampleEvery: number,
   databaseUrl: string,
+  warmupBlocks: number,
 ): Promise<VariantResult> {
   const node = await startNode("strata", "instant");
   cleanups.push(() => node.stop());
   console.log(`node pid ${node.pid}: ${node.command}`);
   const watched: Watched[] = [{ name: "node", pid: node.pid, metricsUrl: `${node.url}/metrics` }];
   let endpoints = { http: node.url, ws: node.url.replace(/^http/, "ws") };
+  let indexerMetricsUrl: string | undefined;
   const admin = new PgDatabase(databaseUrl, 1);
   const dbName = `strata_soak_${randomBytes(4).toString("hex")}`;
   try {
@@ -165,7 +201,9 @@ async function runVariant(
       cleanups.push(() => indexer.stop());
       console.log(`indexer pid ${indexer.pid}, metrics ${indexer.metricsUrl}`);
       watched.push({ name: "indexer", pid: indexer.pid, metricsUrl: indexer.metricsUrl });
+      indexerMetricsUrl = indexer.metricsUrl;
     }
+    await warmUp(node.url, warmupBlocks, indexerMetricsUrl);
     const samples: Record<string, Sample[]> = {};
     const load = await startMixedLoad(endpoints);
     const started = performance.now();
@@ -248,6 +286,7 @@ export async function runSoak(argv: string[]): Promise<number> {
       soak: { type: "boolean" },
       variant: { type: "string", default: "node" },
       "sample-every": { type: "string", default: "60" },
+      "warmup-blocks": { type: "string", default: "10500" },
       report: { type: "string" },
       "database-url": {
         type: "string",
@@ -276,6 +315,9 @@ export async function runSoak(argv: string[]): Promise<number> {
   const sampleEvery = Number(values["sample-every"]);
   if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`--soak SECONDS: got "${positionals[0]}"`);
   if (!Number.isFinite(sampleEvery) || sampleEvery <= 0) throw new Error("--sample-every must be positive");
+  const warmupBlocks = Number(values["warmup-blocks"]);
+  if (!Number.isInteger(warmupBlocks) || warmupBlocks < 0)
+    throw new Error(`--warmup-blocks: got "${values["warmup-blocks"]}"`);
   const variants = values.variant === "both" ? (["node", "gateway"] as const) : [values.variant];
   for (const v of variants) if (v !== "node" && v !== "gateway") throw new Error(`--variant: got "${v}"`);
   const machine = machineInfo();
@@ -305,6 +347,7 @@ export async function runSoak(argv: string[]): Promise<number> {
       seconds,
       sampleEvery,
       values["database-url"]!,
+      warmupBlocks,
     );
     results.push(result);
     const lines = report(result);
