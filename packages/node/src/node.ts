@@ -12,6 +12,7 @@ import type { PosEngine } from "./consensus/engine.js";
 import { FinalityGadget } from "./consensus/finality.js";
 import { readActiveSetAfter, readJailEnd } from "./consensus/system-calls.js";
 import { Unjailer } from "./consensus/unjailer.js";
+import { VoteJournal } from "./consensus/vote-journal.js";
 import { SenderRecovery } from "./crypto/sender-recovery.js";
 import { DepinDemo } from "./demo/depin-demo.js";
 import { type DevAccount, deriveDevAccounts } from "./dev-accounts.js";
@@ -138,6 +139,9 @@ export async function createNode(
         headNumber: () => chain.head.header.number,
         logger: logger.child({ module: "finality" }),
         doubleSign: config.validator?.testDoubleSign === true,
+        // Votes leave the process only over p2p: there a crash and a reorganisation could make a
+        // validator vote twice at one height, so its own votes are journaled in the chain store.
+        ...(config.p2p.enabled ? { journal: new VoteJournal(kv) } : {}),
       })
     : undefined;
   const source =

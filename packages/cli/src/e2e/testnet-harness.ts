@@ -6,6 +6,12 @@ import { createPublicClient, defineChain, http, type PublicClient } from "viem";
 /** The `strata` entry point the tests run as separate processes. */
 export const STRATA_BIN = fileURLToPath(new URL("../../bin/strata.js", import.meta.url));
 
+/**
+ * The first of the TCP ports the multi-process tests take (`STRATA_TEST_PORT_BASE`, default 25000):
+ * testnet.test.ts uses the next 8, testnet-long-chain.test.ts the 14 from base + 20.
+ */
+export const TEST_PORT_BASE = Number(process.env.STRATA_TEST_PORT_BASE ?? 25000);
+
 /** The dev chain as viem sees it, served at `url`. */
 export function devChainAt(url: string) {
   return defineChain({

@@ -7,23 +7,27 @@ import { createPublicClient, createWalletClient, type Hash, http, parseEther } f
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { type ScratchDatabase, scratchDatabase } from "../../../../test/support/scratch-database.js";
 import {
   devChainAt,
   FinalityWatch,
   rpc,
   spawnStrata,
   stopChild,
+  TEST_PORT_BASE,
   Testnet,
   type TestnetNode,
   until,
 } from "./testnet-harness.js";
 
 /** The single-process dev node that makes the long chain serves JSON-RPC here. */
-const SEED_PORT = 25020;
+const SEED_PORT = TEST_PORT_BASE + 20;
 /** Node i serves JSON-RPC on BASE_PORT + 2i and p2p on BASE_PORT + 2i + 1. */
-const BASE_PORT = 25022;
+const BASE_PORT = TEST_PORT_BASE + 22;
 /** The full node that joins later: JSON-RPC, then p2p. */
-const JOINER_PORT = 25030;
+const JOINER_PORT = TEST_PORT_BASE + 30;
+/** The indexer following side s of the partition serves its metrics on INDEXER_PORT + s. */
+const INDEXER_PORT = TEST_PORT_BASE + 32;
 /** Blocks of the chain the network starts from. */
 const LONG_CHAIN = 1_000;
 const MNEMONIC = "test test test test test test test test test test test junk";
@@ -119,6 +123,8 @@ describe("strata testnet on a 1,000-block chain: a full node joins; a partition 
     [0, 1],
     [2, 3],
   ] as const;
+  /** One indexer per side of the partition, each following that side's first node into a database of its own. */
+  const indexers: { child: ChildProcess; database: ScratchDatabase }[] = [];
 
   beforeAll(async () => {
     const seed = join(datadir, "seed");
@@ -138,6 +144,11 @@ describe("strata testnet on a 1,000-block chain: a full node joins; a partition 
 
   afterAll(async () => {
     watch?.stop();
+    // One may be missing (an indexer that did not start).
+    for (const indexer of indexers.filter(Boolean)) {
+      await stopChild(indexer.child);
+      await indexer.database.drop();
+    }
     if (joiner) await stopChild(joiner);
     await testnet?.stop();
     rmSync(datadir, { recursive: true, force: true });
@@ -231,6 +242,30 @@ describe("strata testnet on a 1,000-block chain: a full node joins; a partition 
   }, 240_000);
 
   it("a token deployed before the partition is on every node", async () => {
+    // The indexers of the partition test below start, and take in the long chain, meanwhile.
+    const indexersStarted = Promise.all(
+      sides.map(async (side, s) => {
+        const database = await scratchDatabase();
+        const child = await spawnStrata(
+          [
+            "indexer",
+            "--rpc",
+            nodes[side[0]]!.url,
+            "--database-url",
+            database.url,
+            "--metrics-port",
+            String(INDEXER_PORT + s),
+            "--log-level",
+            "error",
+          ],
+          `the indexer of side ${s}`,
+        ).catch(async (error: unknown) => {
+          await database.drop();
+          throw error;
+        });
+        indexers[s] = { child, database };
+      }),
+    );
     const hash = await wallet(5, nodes[0]!).deployContract({
       abi: TestToken.abi,
       bytecode: TestToken.bytecode as `0x${string}`,
@@ -264,6 +299,7 @@ describe("strata testnet on a 1,000-block chain: a full node joins; a partition 
       },
       60_000,
     );
+    await indexersStarted;
   }, 150_000);
 
   it("partitioned, both sides build, neither finalizes; healed, all converge, the losing side sees its logs removed and its transaction mined again", async () => {
@@ -322,6 +358,21 @@ describe("strata testnet on a 1,000-block chain: a full node joins; a partition 
     // with the other side jailed.
     for (const node of nodes) expect(await finalized(node)).toBeLessThanOrEqual(finalizedAtSplit + 2n);
 
+    // Each side's indexer has taken in its side's branch.
+    for (const [s, { database }] of indexers.entries()) {
+      await until(
+        `the indexer of side ${s} on its side's branch`,
+        async () => {
+          const rows = await database.db.query<{ hash: string }>(
+            "SELECT hash FROM blocks WHERE number = $1",
+            [(splitAt + 8n).toString()],
+          );
+          return rows[0]?.hash === tips[s]!.hash ? true : undefined;
+        },
+        60_000,
+      );
+    }
+
     // Heal.
     for (const node of nodes) await rpc(node.url, "test_setDeniedPeers", [[]]);
     const healedAt = (await Promise.all(nodes.map(head))).reduce((a, b) => (a > b ? a : b));
@@ -361,6 +412,39 @@ describe("strata testnet on a 1,000-block chain: a full node joins; a partition 
       expect(receipt.status).toBe("success");
     }
     for (const subscription of subscriptions) subscription.close();
+    // Each side's indexer holds the one chain: the losing side's rewound the blocks, transactions and
+    // logs of the dropped branch and took in the winning one.
+    const canonicalHashes = await Promise.all(
+      Array.from({ length: Number(healedAt - splitAt) + 1 }, (_, i) =>
+        nodes[0]!.client.getBlock({ blockNumber: splitAt + BigInt(i) }).then((b) => b.hash),
+      ),
+    );
+    const winning = await Promise.all(sent.map((hash) => nodes[0]!.client.getTransactionReceipt({ hash })));
+    for (const [s, { database }] of indexers.entries()) {
+      await until(
+        `the indexer of side ${s} on the one chain`,
+        async () => {
+          const rows = await database.db.query<{ hash: string }>(
+            "SELECT hash FROM blocks WHERE number BETWEEN $1 AND $2 ORDER BY number",
+            [splitAt.toString(), healedAt.toString()],
+          );
+          return rows.map((r) => r.hash).join() === canonicalHashes.join() ? true : undefined;
+        },
+        60_000,
+      );
+      for (const [i, hash] of sent.entries()) {
+        const rows = await database.db.query<{ block_hash: string }>(
+          "SELECT block_hash FROM transactions WHERE hash = $1",
+          [hash],
+        );
+        expect(rows.map((r) => r.block_hash)).toEqual([winning[i]!.blockHash]);
+        const logs = await database.db.query<{ block_number: string }>(
+          "SELECT block_number FROM logs WHERE transaction_hash = $1",
+          [hash],
+        );
+        expect(logs.map((l) => BigInt(l.block_number))).toEqual([winning[i]!.blockNumber]);
+      }
+    }
     // Finality resumes, and no validator sealing again on the winning branch counted as double signing.
     await until(
       "finality past the partition",

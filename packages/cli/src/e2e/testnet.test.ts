@@ -4,10 +4,18 @@ import { join } from "node:path";
 import { createWalletClient, http, parseEther } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { devChainAt, FinalityWatch, rpc, Testnet, type TestnetNode, until } from "./testnet-harness.js";
+import {
+  devChainAt,
+  FinalityWatch,
+  rpc,
+  TEST_PORT_BASE,
+  Testnet,
+  type TestnetNode,
+  until,
+} from "./testnet-harness.js";
 
 /** Node i serves JSON-RPC on BASE_PORT + 2i and p2p on BASE_PORT + 2i + 1. */
-const BASE_PORT = 25000;
+const BASE_PORT = TEST_PORT_BASE;
 const MNEMONIC = "test test test test test test test test test test test junk";
 const sender = mnemonicToAccount(MNEMONIC, { addressIndex: 7 });
 const reporter = mnemonicToAccount(MNEMONIC, { addressIndex: 8 });

@@ -1,12 +1,17 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type BlockHeader, createBlock } from "@ethereumjs/block";
 import { createCommonFromGethGenesis } from "@ethereumjs/common";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { loadNetwork } from "../config/network.js";
+import { LmdbKV } from "../storage/lmdb-kv.js";
 import { signVote, verifyAttestation } from "./attestation.js";
 import { FinalityGadget } from "./finality.js";
 import type { ActiveValidator } from "./schedule.js";
 import { addressOfPrivateKey, DEFAULT_VANITY, sealBlock } from "./seal.js";
+import { VOTE_JOURNAL_WINDOW, VoteJournal } from "./vote-journal.js";
 
 const network = loadNetwork("dev");
 const common = createCommonFromGethGenesis(network.genesis as never, { chain: "dev" });
@@ -31,8 +36,9 @@ function header(number: bigint, salt = 0): BlockHeader {
 }
 
 /** A gadget holding `local` keys, knowing the given headers, with the head at `head`. */
-function gadget(known: BlockHeader[], local: Uint8Array[] = [], head = 10n) {
+function gadget(known: BlockHeader[], local: Uint8Array[] = [], head = 10n, journal?: VoteJournal) {
   return new FinalityGadget({
+    ...(journal ? { journal } : {}),
     chainId,
     signers: new Map(local.map((k) => [addressOfPrivateKey(k), k])),
     isOffline: () => false,
@@ -117,5 +123,62 @@ describe("finality gadget", () => {
     await g.onImportedHeader(far1);
     await g.onImportedHeader(far2);
     expect(g.evidence).toHaveLength(2);
+  });
+
+  it("journals its own votes before publishing them and, reopened, never votes again at or below them", async () => {
+    const datadir = mkdtempSync(join(tmpdir(), "strata-votes-"));
+    try {
+      const [x, y, below, next] = [header(10n, 0), header(10n, 1), header(9n, 2), header(11n)];
+      let kv = new LmdbKV(datadir);
+      const before = gadget([x, y, below, next], keys.slice(0, 2), 10n, new VoteJournal(kv));
+      const onDiskWhenPublished: number[] = [];
+      before.events.on("vote", () => onDiskWhenPublished.push(new VoteJournal(kv).load().length));
+      expect(await before.signLocalVotes(x)).toHaveLength(2);
+      expect(onDiskWhenPublished).toEqual([2, 2]);
+      await kv.close();
+
+      // A restart: the chain reorganised to y at height 10 meanwhile.
+      kv = new LmdbKV(datadir);
+      const after = gadget([x, y, below, next], keys.slice(0, 2), 10n, new VoteJournal(kv));
+      expect(await after.signLocalVotes(y)).toEqual([]);
+      expect(await after.signLocalVotes(below)).toEqual([]);
+      // Its votes for x still count towards x's attestation; the next height is voted at.
+      expect(after.attestationFor(x, voters)?.bitmap).toBeUndefined();
+      await after.addVote(signVote(chainId, 10n, x.hash(), keys[2]!));
+      expect(after.attestationFor(x, voters)?.bitmap).toBe(0b0111n);
+      expect(await after.signLocalVotes(next)).toHaveLength(2);
+      // Without the journal the same restart would sign the conflicting vote.
+      expect(await gadget([y], keys.slice(0, 2)).signLocalVotes(y)).toHaveLength(2);
+      await kv.close();
+    } finally {
+      rmSync(datadir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps each voter's latest heights only, and forgets the heights a dev rewind drops", async () => {
+    const datadir = mkdtempSync(join(tmpdir(), "strata-votes-"));
+    const kv = new LmdbKV(datadir);
+    try {
+      const journal = new VoteJournal(kv, 8n);
+      const voter = voters[0]!.address;
+      for (let n = 1n; n <= 20n; n++)
+        await journal.record([{ voter, vote: signVote(chainId, n, header(n).hash(), keys[0]!) }]);
+      expect(journal.load().map(({ vote }) => vote.number)).toEqual([13n, 14n, 15n, 16n, 17n, 18n, 19n, 20n]);
+      await journal.forgetAbove(17n);
+      expect(journal.load().map(({ vote }) => vote.number)).toEqual([13n, 14n, 15n, 16n, 17n]);
+      expect(VOTE_JOURNAL_WINDOW).toBeGreaterThan(64n);
+
+      // A rewound gadget votes again above the block returned to; its journal holds the new vote.
+      const [first, again] = [header(21n, 0), header(21n, 1)];
+      const g = gadget([first, again], keys.slice(0, 1), 21n, journal);
+      expect(await g.signLocalVotes(first)).toHaveLength(1);
+      await g.rewind(20n);
+      expect(await g.signLocalVotes(again)).toHaveLength(1);
+      expect(journal.load().at(-1)?.vote.hash).toEqual(again.hash());
+      expect(await gadget([first], keys.slice(0, 1), 21n, journal).signLocalVotes(first)).toEqual([]);
+    } finally {
+      await kv.close();
+      rmSync(datadir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,6 +6,7 @@ import { keccak256 } from "../crypto/keccak.js";
 import { type Attestation, isQuorum, MAX_VOTERS, recoverVoter, signVote, type Vote } from "./attestation.js";
 import type { ActiveValidator } from "./schedule.js";
 import { recoverSealer, SEAL_LENGTH, withExtraData } from "./seal.js";
+import type { OwnVote, VoteJournal } from "./vote-journal.js";
 
 /** Heights below the head whose votes are kept (older ones cannot go into any header any more). */
 const KEEP_BEHIND = 16n;
@@ -74,6 +75,12 @@ export interface FinalityOptions {
   readonly headNumber: () => bigint;
   readonly logger: Logger;
   /**
+   * Where the local validators' own votes are written, durably, before they are published, and read
+   * back from at start (a p2p node's chain store): restarted, a validator never votes again at or
+   * below a height it voted at. Without one they are remembered in memory only.
+   */
+  readonly journal?: VoteJournal;
+  /**
    * TEST ONLY (`--test.double-sign`): every local validator also signs a second, conflicting vote at
    * each height and publishes both, so that it is caught and slashed. Never set on a real validator.
    */
@@ -101,8 +108,17 @@ export class FinalityGadget {
   private readonly evidenceKeys = new Set<string>();
   /** The highest height each local validator has voted at: it never votes twice at one height. */
   private readonly lastVoted = new Map<string, bigint>();
+  /** The signing in progress: one at a time, so that no height is voted at twice meanwhile. */
+  private signing: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly options: FinalityOptions) {}
+  constructor(private readonly options: FinalityOptions) {
+    const head = options.headNumber();
+    for (const { voter, vote } of options.journal?.load() ?? []) {
+      if ((this.lastVoted.get(voter) ?? -1n) < vote.number) this.lastVoted.set(voter, vote.number);
+      // Recent own votes count again for the attestation of their block.
+      if (vote.number + KEEP_BEHIND >= head) this.heightVotes(vote.number).byVoter.set(voter, vote);
+    }
+  }
 
   /** Double-sign evidence caught so far (the newest {@link MAX_EVIDENCE}), oldest first. */
   get evidence(): readonly DoubleSignEvidence[] {
@@ -111,10 +127,17 @@ export class FinalityGadget {
 
   /**
    * Signs a vote for `head` with each local validator that is active at it (a voter of `head`), not
-   * offline, and has not voted at this height or above yet; adds them and returns them for the
-   * network to publish. Idempotent per height.
+   * offline, and has not voted at this height or above yet (nor before a restart, with a journal);
+   * writes them to the journal, then adds them and returns them for the network to publish.
+   * Idempotent per height; calls run one after the other.
    */
-  async signLocalVotes(head: BlockHeader, voters?: readonly ActiveValidator[]): Promise<Vote[]> {
+  signLocalVotes(head: BlockHeader, voters?: readonly ActiveValidator[]): Promise<Vote[]> {
+    const run = this.signing.then(() => this.signNow(head, voters));
+    this.signing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async signNow(head: BlockHeader, voters?: readonly ActiveValidator[]): Promise<Vote[]> {
     const { signers, chainId } = this.options;
     const local = [...signers.keys()].filter(
       (a) => !this.options.isOffline(a) && (this.lastVoted.get(a) ?? -1n) < head.number,
@@ -123,19 +146,24 @@ export class FinalityGadget {
     const set = voters ?? (await this.options.votersOf(head));
     const signed: Vote[] = [];
     const votedBy: string[] = [];
+    const own: OwnVote[] = [];
     const hash = head.hash();
     for (const validator of set) {
       if (!local.includes(validator.address) || (this.lastVoted.get(validator.address) ?? -1n) >= head.number)
         continue;
       this.lastVoted.set(validator.address, head.number);
       const key = signers.get(validator.address)!;
-      signed.push(signVote(chainId, head.number, hash, key));
+      const vote = signVote(chainId, head.number, hash, key);
+      signed.push(vote);
       votedBy.push(validator.address);
+      own.push({ voter: validator.address, vote });
       if (this.options.doubleSign) {
         signed.push(signVote(chainId, head.number, keccak256(hash), key));
         votedBy.push(validator.address);
       }
     }
+    // On disk before anyone can see them (the "vote" event publishes them).
+    await this.options.journal?.record(own);
     for (const [i, vote] of signed.entries()) {
       const outcome = this.accept(vote, votedBy[i]!, set, head);
       // The conflicting vote is refused here (and kept as evidence); it still goes out to the peers.
@@ -228,9 +256,9 @@ export class FinalityGadget {
    * Forgets everything above height `number`, to which the chain was rewound (dev: `evm_revert`,
    * `anvil_reset`): votes, seals and held votes there, and the local validators' votes above it, so
    * that the blocks built again at those heights are voted for, and sealing them is not taken for
-   * double signing.
+   * double signing. The journal forgets them too.
    */
-  rewind(number: bigint): void {
+  async rewind(number: bigint): Promise<void> {
     for (const height of this.votes.keys()) if (height > number) this.votes.delete(height);
     for (const height of this.seals.keys()) if (height > number) this.seals.delete(height);
     const kept = this.pending.filter((v) => v.number <= number);
@@ -238,6 +266,7 @@ export class FinalityGadget {
     for (const [validator, height] of this.lastVoted) {
       if (height > number) this.lastVoted.set(validator, number);
     }
+    await this.options.journal?.forgetAbove(number);
   }
 
   private accept(
@@ -248,11 +277,7 @@ export class FinalityGadget {
   ): VoteOutcome {
     if (!voters.some((v) => v.address === voter))
       return { status: "rejected", reason: `${voter} is not an active validator at block ${target.number}` };
-    let height = this.votes.get(vote.number);
-    if (!height) {
-      height = { byVoter: new Map() };
-      this.votes.set(vote.number, height);
-    }
+    const height = this.heightVotes(vote.number);
     const first = height.byVoter.get(voter);
     if (first) {
       if (equalsBytes(first.hash, vote.hash)) return { status: "duplicate" };
@@ -265,6 +290,15 @@ export class FinalityGadget {
     height.byVoter.set(voter, vote);
     this.events.emit("vote", vote);
     return { status: "added", voter };
+  }
+
+  private heightVotes(number: bigint): HeightVotes {
+    let height = this.votes.get(number);
+    if (!height) {
+      height = { byVoter: new Map() };
+      this.votes.set(number, height);
+    }
+    return height;
   }
 
   private recordSeal(header: BlockHeader): void {

@@ -2,6 +2,7 @@ import { Writable } from "node:stream";
 import { gossipsub } from "@chainsafe/libp2p-gossipsub";
 import { noise } from "@chainsafe/libp2p-noise";
 import { yamux } from "@chainsafe/libp2p-yamux";
+import { createBlob4844Tx } from "@ethereumjs/tx";
 import { bytesToHex } from "@ethereumjs/util";
 import { identify } from "@libp2p/identify";
 import type { Libp2p, PubSub } from "@libp2p/interface";
@@ -87,6 +88,18 @@ describe("hostile peers", () => {
   });
 
   it("rejects garbage, oversized frames, badly sealed blocks and duplicate floods, disconnects the sender, stays live", async () => {
+    // Made first: computing its KZG commitment and proof blocks the thread for seconds.
+    const blob = createBlob4844Tx(
+      {
+        to: devAccount(3).address,
+        gasLimit: 50_000n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 10n ** 9n,
+        maxFeePerBlobGas: 1_000n,
+        blobsData: ["forged"],
+      },
+      { common: node.chain.common },
+    ).sign(devAccount(6).getHdKey().privateKey!);
     const topics = topicsFor(node.chain.genesis.hash());
     for (const topic of [topics.blocks, topics.transactions]) hostile.services.pubsub.subscribe(topic);
     await hostile.dial(multiaddr(node.network!.multiaddrs[0]!));
@@ -111,6 +124,13 @@ describe("hostile peers", () => {
     for (let i = 0; i < 50; i++)
       await hostile.services.pubsub.publish(topics.transactions, bytes).catch(() => {});
     await until("the transaction", () => node.pool.size === 1);
+    // Blob transactions without their sidecar, or with a proof that does not verify.
+    const forgedProof = blob.serializeNetworkWrapper();
+    forgedProof[forgedProof.length - 5] = forgedProof[forgedProof.length - 5]! ^ 0x01;
+    for (const bad of [blob.serialize(), forgedProof])
+      await hostile.services.pubsub
+        .publish(topics.transactions, encodeTransactionBatch([bad]))
+        .catch(() => {});
     // Garbage on the status protocol and an oversized frame on blocks-by-range.
     const peer = hostile.getConnections()[0]!.remotePeer;
     const garbage = await hostile.dialProtocol(peer, PROTOCOLS.status);
@@ -136,6 +156,7 @@ describe("hostile peers", () => {
     await node.producer.mine(1);
     expect(node.chain.head.header.number).toBe(4n);
     expect(node.chain.head.transactions).toHaveLength(1);
+    expect(node.pool.get(bytesToHex(blob.hash()))).toBeUndefined();
     expect(node.pool.size).toBe(0);
   });
 });

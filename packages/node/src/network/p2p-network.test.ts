@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
+import { type Blob4844Tx, createBlob4844Tx } from "@ethereumjs/tx";
+import { bytesToHex } from "@ethereumjs/util";
 import { pino } from "pino";
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -64,10 +66,26 @@ describe("p2p network: handshake, sync by range, gossip", () => {
   const nodes: StrataNode[] = [];
   const datadir = mkdtempSync(join(tmpdir(), "strata-p2p-"));
 
+  let blobTx: Blob4844Tx;
+
   beforeAll(async () => {
     a = await startPeer();
     nodes.push(a.node);
     await a.node.producer.mine(150);
+    // Made before any request: computing its KZG commitment and proof blocks the thread for seconds,
+    // long enough for the servers in this process to close the idle keep-alive sockets.
+    blobTx = createBlob4844Tx(
+      {
+        nonce: 0n,
+        to: devAccount(4).address,
+        gasLimit: 50_000n,
+        maxFeePerGas: 10_000_000_000n,
+        maxPriorityFeePerGas: 1_000_000_000n,
+        maxFeePerBlobGas: 1_000n,
+        blobsData: ["a blob over gossip"],
+      },
+      { common: a.node.chain.common },
+    ).sign(devAccount(5).getHdKey().privateKey!);
   });
 
   afterAll(async () => {
@@ -100,6 +118,23 @@ describe("p2p network: handshake, sync by range, gossip", () => {
     expect(b.node.chain.head.hash()).toEqual(a.node.chain.head.hash());
   });
 
+  it("gossips a blob transaction with its sidecar: verified on arrival, pooled with its blobs, mined", async () => {
+    const tx = blobTx;
+    const wrapped = tx.serializeNetworkWrapper();
+    // Beyond the 128 KiB every other transaction is held to.
+    expect(wrapped.length).toBeGreaterThan(128 * 1024);
+    const hash = bytesToHex(tx.hash());
+    expect(await rpc(b.node, "eth_sendRawTransaction", [bytesToHex(wrapped)])).toBe(hash);
+    await until("blob tx gossip", () => a.node.pool.get(hash) !== undefined);
+    const pooled = a.node.pool.get(hash)!.tx as Blob4844Tx;
+    expect(pooled.blobs).toEqual(tx.blobs);
+    expect(pooled.kzgProofs).toEqual(tx.kzgProofs);
+    await a.node.producer.mine(1);
+    await until("block gossip", () => b.node.chain.head.header.number === 152n);
+    const receipt = (await rpc(b.node, "eth_getTransactionReceipt", [hash])) as Record<string, unknown>;
+    expect(receipt).toMatchObject({ status: "0x1", blockNumber: "0x98" });
+  });
+
   it("a restarted node keeps its identity, catches up by range and follows by gossip", async () => {
     const peerId = b.node.network!.peerId;
     await b.node.stop();
@@ -108,10 +143,10 @@ describe("p2p network: handshake, sync by range, gossip", () => {
     b = await startPeer({ datadir, rpc: { callWorkers: 0 } }, a.node.network!.multiaddrs);
     nodes.push(b.node);
     expect(b.node.network!.peerId).toBe(peerId);
-    expect(b.node.chain.head.header.number).toBe(151n);
-    await until("catch-up", () => b.node.chain.head.header.number === 221n);
+    expect(b.node.chain.head.header.number).toBe(152n);
+    await until("catch-up", () => b.node.chain.head.header.number === 222n);
     await a.node.producer.mine(1);
-    await until("gossip after sync", () => b.node.chain.head.header.number === 222n);
+    await until("gossip after sync", () => b.node.chain.head.header.number === 223n);
     expect(b.node.chain.head.hash()).toEqual(a.node.chain.head.hash());
   });
 

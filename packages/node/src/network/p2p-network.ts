@@ -22,7 +22,7 @@ import { ForkChoice, MAX_REORG_DEPTH } from "../consensus/fork-choice.js";
 import { keccak256 } from "../crypto/keccak.js";
 import type { SenderRecovery } from "../crypto/sender-recovery.js";
 import type { BlockProducer } from "../producer/block-producer.js";
-import { decodeRawTransaction } from "../txpool/decode.js";
+import { BLOB_TX_MAX_BYTES, decodeRawTransaction } from "../txpool/decode.js";
 import type { TxPool } from "../txpool/tx-pool.js";
 import { loadP2PIdentity } from "./identity.js";
 import { type ImportResult, RangeSync } from "./range-sync.js";
@@ -48,6 +48,7 @@ import {
   type Topics,
   topicsFor,
   WireError,
+  wireFormOf,
 } from "./wire.js";
 
 /** What the network needs from the node around it. */
@@ -525,8 +526,10 @@ export class P2PNetwork {
             () => true,
             () => false,
           )
-        )
-          readmitted.push(tx.serialize());
+        ) {
+          const raw = wireFormOf(tx);
+          if (raw) readmitted.push(raw);
+        }
       }
     }
     // Gossip has seen these already and would not carry them again: hand them to every peer.
@@ -557,7 +560,9 @@ export class P2PNetwork {
     const from = peer.toString();
     let count = 0;
     try {
-      for await (const raw of readFrames(stream, this.deps.maxTxBytes, REQUEST_TIMEOUT_MS)) {
+      // Frames as large as a blob transaction with its sidecar; decoding holds other types to maxTxBytes.
+      const maxFrame = Math.max(this.deps.maxTxBytes, BLOB_TX_MAX_BYTES);
+      for await (const raw of readFrames(stream, maxFrame, REQUEST_TIMEOUT_MS)) {
         if (++count > MAX_PUSHED_TRANSACTIONS) throw new WireError("too many transactions in one push");
         const tx = await this.decodeTransaction(raw);
         if (!tx) this.penalize(from, MALFORMED_PENALTY, "pushed an invalid transaction");
@@ -668,7 +673,8 @@ export class P2PNetwork {
    */
   private queueTransaction(tx: TypedTransaction): void {
     if (this.fromPeers.has(bytesToHex(tx.hash()))) return;
-    const raw = tx.serialize();
+    const raw = wireFormOf(tx);
+    if (!raw) return;
     this.outbox.push(raw);
     this.outboxBytes += raw.length;
     if (this.outbox.length >= MAX_GOSSIP_TRANSACTIONS || this.outboxBytes >= GOSSIP_BATCH_BYTES)

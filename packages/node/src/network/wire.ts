@@ -1,6 +1,8 @@
 import type { Block } from "@ethereumjs/block";
 import { RLP } from "@ethereumjs/rlp";
+import { type Blob4844Tx, TransactionType, type TypedTransaction } from "@ethereumjs/tx";
 import { bytesToHex } from "@ethereumjs/util";
+import { BLOB_TX_MAX_BYTES } from "../txpool/decode.js";
 
 /** Version suffix of every Strata protocol id and topic. */
 const VERSION = "1";
@@ -32,6 +34,28 @@ export const MAX_GOSSIP_TRANSACTIONS = 256;
 /** Bytes of transactions past which a node sends the gossip message it is filling. */
 export const GOSSIP_BATCH_BYTES = 1024 * 1024;
 
+/**
+ * How a transaction travels between nodes: a blob transaction in its network form, with its sidecar
+ * (blobs, commitments, proofs), as `eth_sendRawTransaction` takes it; any other as its canonical
+ * encoding. Undefined for a blob transaction without its sidecar (one taken back from a dropped
+ * block), which no peer would accept.
+ */
+export function wireFormOf(tx: TypedTransaction): Uint8Array | undefined {
+  if (tx.type !== TransactionType.BlobEIP4844) return tx.serialize();
+  const blob = tx as Blob4844Tx;
+  return blob.blobs === undefined || blob.networkWrapperVersion === undefined
+    ? undefined
+    : blob.serializeNetworkWrapper();
+}
+
+/**
+ * The largest raw transaction a peer may send: `maxTxBytes`, or for a blob transaction (type 3, which
+ * travels with its sidecar) {@link BLOB_TX_MAX_BYTES}, as `eth_sendRawTransaction` allows.
+ */
+export function maxWireTxBytes(raw: Uint8Array, maxTxBytes: number): number {
+  return raw[0] === TransactionType.BlobEIP4844 ? Math.max(maxTxBytes, BLOB_TX_MAX_BYTES) : maxTxBytes;
+}
+
 /** The transactions topic's payload: an RLP list of raw signed transactions. */
 export function encodeTransactionBatch(raws: readonly Uint8Array[]): Uint8Array {
   return RLP.encode(raws as Uint8Array[]);
@@ -39,7 +63,8 @@ export function encodeTransactionBatch(raws: readonly Uint8Array[]): Uint8Array 
 
 /**
  * Parses a transactions topic payload into raw transactions; throws {@link WireError} when it is not
- * an RLP list of at most {@link MAX_GOSSIP_TRANSACTIONS} byte strings of at most `maxTxBytes` each.
+ * an RLP list of at most {@link MAX_GOSSIP_TRANSACTIONS} byte strings of at most `maxTxBytes` each
+ * (a blob transaction with its sidecar: {@link maxWireTxBytes}).
  */
 export function decodeTransactionBatch(bytes: Uint8Array, maxTxBytes: number): Uint8Array[] {
   let list: unknown;
@@ -51,7 +76,7 @@ export function decodeTransactionBatch(bytes: Uint8Array, maxTxBytes: number): U
   if (!Array.isArray(list) || list.length === 0 || list.length > MAX_GOSSIP_TRANSACTIONS)
     throw new WireError(`transaction batch must list 1..${MAX_GOSSIP_TRANSACTIONS} transactions`);
   for (const raw of list)
-    if (!(raw instanceof Uint8Array) || raw.length === 0 || raw.length > maxTxBytes)
+    if (!(raw instanceof Uint8Array) || raw.length === 0 || raw.length > maxWireTxBytes(raw, maxTxBytes))
       throw new WireError("transaction batch holds a malformed or oversized transaction");
   return list as Uint8Array[];
 }

@@ -92,6 +92,6 @@ export class DevSnapshots {
 
   private async rewind(mark: ChainMark): Promise<void> {
     await this.deps.chain.rewind(mark);
-    this.deps.finality?.rewind(mark.head.header.number);
+    await this.deps.finality?.rewind(mark.head.header.number);
   }
 }

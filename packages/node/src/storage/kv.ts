@@ -8,6 +8,7 @@ export const BUCKETS = [
   "trie",
   "logIndex",
   "addressIndex",
+  "votes",
 ] as const;
 /** One of {@link BUCKETS}. */
 export type Bucket = (typeof BUCKETS)[number];
