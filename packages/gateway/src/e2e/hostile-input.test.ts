@@ -331,7 +331,10 @@ describe("keys and limits on every path", () => {
     const g = await startGateway(
       { upstreams: [node.url], port: 0, trustProxy: 1 },
       { clock: clock.read, database: database.db },
-    );
+    ).catch((error: unknown) => {
+      vi.useRealTimers();
+      throw error;
+    });
     try {
       const { key } = await g.keys.create("developer", "swept");
       const subjects = async () => {
