@@ -1,11 +1,16 @@
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Database, indexerDb, type SqlValue } from "@strata/db";
 import { Indexer } from "@strata/indexer";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { scratchDatabase } from "../../../../test/support/scratch-database.js";
+import { GATEWAY_FLAGS, gatewayConfigFromFlags, runGateway } from "../../../cli/src/commands/gateway.js";
+import { parseFlags } from "../../../cli/src/flags.js";
 import {
   type DevChain,
   deployHostileToken,
@@ -319,6 +324,43 @@ describe("keys and limits on every path", () => {
     expect((await install()).result).toMatch(/^0x/);
   });
 
+  it("forgets the in-memory limiter's counters of past windows and days (metrics: limiter_subjects)", async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 16, 23, 59, 0));
+    // The limiter sweeps every 10 s of timers: fake interval timers run it at once.
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const g = await startGateway(
+      { upstreams: [node.url], port: 0, trustProxy: 1 },
+      { clock: clock.read, database: database.db },
+    ).catch((error: unknown) => {
+      vi.useRealTimers();
+      throw error;
+    });
+    try {
+      const { key } = await g.keys.create("developer", "swept");
+      const subjects = async () => {
+        const scraped = (await get(`${g.url}/metrics`)).text;
+        return Number(
+          /strata_cache_size\{cache="limiter_subjects",unit="entries"\} (\d+)/.exec(scraped)?.[1],
+        );
+      };
+      for (const ip of ["203.0.113.21", "203.0.113.22", "203.0.113.23"]) {
+        expect((await post(g.url, call("eth_chainId"), { "X-Forwarded-For": ip })).status).toBe(200);
+      }
+      expect((await post(g.url, call("eth_chainId"), { "X-API-Key": key })).status).toBe(200);
+      expect(await subjects()).toBe(4);
+      // Their one-second windows are past, but their daily counts hold until the UTC day ends.
+      clock.advance(2_000);
+      vi.advanceTimersByTime(10_000);
+      expect(await subjects()).toBe(4);
+      clock.advance(60_000);
+      vi.advanceTimersByTime(10_000);
+      expect(await subjects()).toBe(0);
+    } finally {
+      await g.stop();
+      vi.useRealTimers();
+    }
+  });
+
   it("closes an idle WebSocket and drops one that does not answer pings", async () => {
     const g = await gateway(
       { upstreams: [node.url], wsPingIntervalMs: 100, wsIdleTimeoutMs: 400 },
@@ -466,6 +508,49 @@ describe("no leaks, no 500s", () => {
       headers: { Authorization: `Bearer ${ADMIN_TOKEN}` },
     });
     expect(admin.status).toBe(400);
+  });
+
+  it("strata gateway takes the admin token from STRATA_ADMIN_TOKEN or a file, and warns when it is a flag", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "strata-hostile-admin-token-"));
+    const file = join(dir, "admin-token");
+    const flags = (argv: string[], env: Record<string, string> = {}) =>
+      gatewayConfigFromFlags(
+        parseFlags(["--upstream", node.url, "--port", "0", ...argv], GATEWAY_FLAGS, { env }),
+      );
+    const listKeys = (url: string, token: string) =>
+      fetch(`${url}/admin/keys`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
+    const fromEnv = "e".repeat(32);
+    const fromFile = "f".repeat(40);
+    try {
+      writeFileSync(file, `${fromFile}\n`, { mode: 0o600 });
+      for (const [config, token] of [
+        [flags([], { STRATA_ADMIN_TOKEN: fromEnv }), fromEnv],
+        [flags(["--admin-token-file", file]), fromFile],
+      ] as const) {
+        const g = await gateway(config, { database: database.db });
+        expect(await listKeys(g.url, token)).toBe(200);
+        expect(await listKeys(g.url, ADMIN_TOKEN)).toBe(401);
+      }
+      writeFileSync(file, "short\n");
+      expect(() => flags(["--admin-token-file", file])).toThrow(/at least 32 characters required, got 5/);
+      expect(() => flags([], { STRATA_ADMIN_TOKEN: "short" })).toThrow(/at least 32 characters/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // On the command line: a warning first (other users can read it there), then the same refusal.
+    const written: string[] = [];
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      await expect(
+        runGateway(["--upstream", node.url, "--admin-token", "too-short"], () => {}),
+      ).rejects.toThrow(/at least 32 characters/);
+    } finally {
+      stderr.mockRestore();
+    }
+    expect(written.join("")).toContain("--admin-token on the command line can be read by other users");
   });
 
   it("refuses an admin token shorter than 32 characters, and rate-limits failed admin attempts", async () => {

@@ -19,6 +19,11 @@ const LOOPER_CODE = "0x635b6000566000526004601cf3";
 const LIMIT_MS = 1_500;
 /** Most struct-logger entries one trace may return here. */
 const MAX_STEPS = 20_000;
+/**
+ * Most struct-logger bytes one trace may return here: more than {@link MAX_STEPS} entries of the
+ * looper take (about 80 bytes each), so only entries carrying memory reach it first.
+ */
+const MAX_BYTES = 4 * 1024 * 1024;
 const PROBE_BOUND_MS = 250;
 /**
  * Most time the node's thread may be busy during one attack (probes, answers, block production:
@@ -46,6 +51,7 @@ beforeAll(async () => {
       evmTimeoutMs: LIMIT_MS,
       traceTimeoutMs: LIMIT_MS,
       traceMaxSteps: MAX_STEPS,
+      traceMaxBytes: MAX_BYTES,
     },
   });
   const { wallet, publicClient } = viemClients(t.url);
@@ -189,6 +195,19 @@ describe("heavy execution at its limit", () => {
     expect(answer.error?.data).toEqual({ limit: "traceMaxSteps", max: MAX_STEPS });
   }, 20_000);
 
+  it("the struct logger stops at its byte cap with -32005 naming the limit", async () => {
+    // Creation code that grows memory to 1 KiB (`PUSH1 0 PUSH2 0x3e0 MSTORE`), then loops: each entry
+    // with memory is about 2.3 KB, so the byte cap comes long before the entry cap.
+    const answer = await call("debug_traceCall", [
+      { data: "0x60006103e0525b600656" },
+      "latest",
+      { enableMemory: true, disableStorage: true },
+    ]);
+    expect(answer.error?.code, JSON.stringify(answer).slice(0, 300)).toBe(-32005);
+    expect(answer.error?.message).toBe(`trace exceeds ${MAX_BYTES} bytes of struct logs`);
+    expect(answer.error?.data).toEqual({ limit: "traceMaxBytes", max: MAX_BYTES });
+  }, 20_000);
+
   it("testing_buildBlockV1 of a block of looping transactions stops at the limit; probes still answer", async () => {
     const { wallet, publicClient } = viemClients(t.url);
     const head = (await rpc(t.url, "eth_getBlockByNumber", ["latest", false])).result as {
@@ -250,6 +269,7 @@ const BLOCK_LOOP_GAS = 29_000_000n;
 
 describe("replays of a mined block at its gas limit", () => {
   let block: Hex;
+  let blockHash: Hex;
   let loopTx: Hex;
   let child: Address;
 
@@ -270,6 +290,7 @@ describe("replays of a mined block at its gas limit", () => {
         receipt.blockNumber,
       );
       block = `0x${receipt.blockNumber.toString(16)}`;
+      blockHash = receipt.blockHash;
       child = getContractAddress({ from: factory, nonce: 1n });
       expect(await publicClient.getCode({ address: child })).toBe("0x01");
     } finally {
@@ -284,6 +305,8 @@ describe("replays of a mined block at its gas limit", () => {
       call("debug_traceTransaction", [loopTx, { timeout: "30s", disableStorage: true }]),
     "debug_traceBlockByNumber (prestateTracer, client timeout 30s)": () =>
       call("debug_traceBlockByNumber", [block, { tracer: "prestateTracer", timeout: "30s" }]),
+    "debug_traceBlockByHash (callTracer, client timeout 30s)": () =>
+      call("debug_traceBlockByHash", [blockHash, { tracer: "callTracer", timeout: "30s" }]),
     "ots_getContractCreator (a contract created after the loop in its block)": () =>
       call("ots_getContractCreator", [child]),
   };

@@ -103,3 +103,105 @@ describe("hostile input: filling the transaction pool", () => {
     expect((await receipt(sent.result))?.status).toBe("0x1");
   }, 120_000);
 });
+
+/** A pool small enough to fill in a test: three pending transactions, queued ones live 300 ms. */
+const SMALL_POOL = { maxTotal: 3, queuedLifetimeMs: 300 };
+
+describe("hostile input: a small pool's own rules, over the wire", () => {
+  let small: TestNode;
+  beforeAll(async () => {
+    // Manual mining: what is sent stays in the pool until the test mines.
+    small = await startTestNode({ mining: { mode: "manual" }, txpool: SMALL_POOL });
+  });
+  afterAll(() => small.stop());
+
+  const send = async (raw: string) => (await rpc(small.url, "eth_sendRawTransaction", [raw])) as Response;
+  const status = async () => (await rpc(small.url, "txpool_status")).result;
+  const mine = () => rpc(small.url, "evm_mine");
+
+  it("drops a queued (future-nonce) transaction once its lifetime has passed", async () => {
+    const sender = small.node.devAccounts[1]!;
+    const gapped = await send(
+      signTransfer(sender.privateKey, {
+        nonce: 5n,
+        to: sender.address,
+        maxFeePerGas: 10n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+      }),
+    );
+    expect(gapped.error).toBeUndefined();
+    expect(await status()).toEqual({ pending: "0x0", queued: "0x1" });
+    await new Promise((resolve) => setTimeout(resolve, SMALL_POOL.queuedLifetimeMs + 100));
+    // Expired transactions are swept on every new head (and every minute).
+    await mine();
+    expect(await status()).toEqual({ pending: "0x0", queued: "0x0" });
+    expect((await rpc(small.url, "eth_getTransactionByHash", [gapped.result])).result).toBeNull();
+  });
+
+  it("a sender's balance must cover the sum of its pending transactions, not each alone", async () => {
+    const funder = small.node.devAccounts[0]!;
+    const spender = testAccount(19_000);
+    const fee = { maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI };
+    const maxCost = (value: bigint) => 21_000n * fee.maxFeePerGas + value;
+    const nonce = BigInt(
+      (await rpc(small.url, "eth_getTransactionCount", [funder.address, "latest"])).result as string,
+    );
+    // Enough for one transfer of 1 STRA and a fraction of a second.
+    const value = 10n ** 18n;
+    const funded = await send(
+      signTransfer(funder.privateKey, {
+        nonce,
+        to: spender.address,
+        value: maxCost(value) + maxCost(value / 2n),
+        ...fee,
+      }),
+    );
+    expect(funded.error).toBeUndefined();
+    await mine();
+    expect(
+      (await send(signTransfer(spender.key, { nonce: 0n, to: funder.address, value, ...fee }))).error,
+    ).toBeUndefined();
+    const second = await send(signTransfer(spender.key, { nonce: 1n, to: funder.address, value, ...fee }));
+    expect(second.error?.code).toBe(-32000);
+    expect(second.error?.message).toMatch(/^insufficient funds for gas \* price \+ value: .*queued cost/);
+    // What the balance still covers is admitted.
+    const fits = await send(
+      signTransfer(spender.key, { nonce: 1n, to: funder.address, value: value / 2n, ...fee }),
+    );
+    expect(fits.error).toBeUndefined();
+    expect(await status()).toEqual({ pending: "0x2", queued: "0x0" });
+    await mine();
+    expect(await status()).toEqual({ pending: "0x0", queued: "0x0" });
+  });
+
+  it("a full pool evicts its cheapest transaction for a better-paying one, and refuses a cheaper one", async () => {
+    const [, a, b, c, d, e] = small.node.devAccounts;
+    const paying = async (account: typeof a, tipGwei: bigint) => {
+      const nonce = BigInt(
+        (await rpc(small.url, "eth_getTransactionCount", [account!.address, "latest"])).result as string,
+      );
+      return send(
+        signTransfer(account!.privateKey, {
+          nonce,
+          to: account!.address,
+          maxFeePerGas: 20n * GWEI,
+          maxPriorityFeePerGas: tipGwei * GWEI,
+        }),
+      );
+    };
+    const held = [await paying(a, 2n), await paying(b, 3n), await paying(c, 4n)];
+    expect(held.map((answer) => answer.error)).toEqual([undefined, undefined, undefined]);
+    expect(await status()).toEqual({ pending: "0x3", queued: "0x0" });
+    // Full: a better-paying newcomer takes the place of the cheapest (tip 2 gwei).
+    const better = await paying(d, 5n);
+    expect(better.error).toBeUndefined();
+    expect(await status()).toEqual({ pending: "0x3", queued: "0x0" });
+    expect((await rpc(small.url, "eth_getTransactionByHash", [held[0]!.result])).result).toBeNull();
+    expect((await rpc(small.url, "eth_getTransactionByHash", [better.result])).result).not.toBeNull();
+    // One paying no more than the cheapest now held (3 gwei) is refused.
+    const cheaper = await paying(e, 3n);
+    expect(cheaper.error).toEqual({ code: -32000, message: "transaction underpriced" });
+    await mine();
+    expect(await status()).toEqual({ pending: "0x0", queued: "0x0" });
+  });
+});
