@@ -1,6 +1,6 @@
 import type { Common } from "@ethereumjs/common";
 import type { NetworkFile } from "../../config/network.js";
-import { ChainStore } from "../../storage/chain-store.js";
+import { ChainStore, type ChainStoreCacheBounds } from "../../storage/chain-store.js";
 import type { KVStore } from "../../storage/kv.js";
 import { LmdbKV } from "../../storage/lmdb-kv.js";
 import { MemoryKV } from "../../storage/memory-kv.js";
@@ -33,6 +33,15 @@ export interface ChainStorageOptions {
    * which announces nothing and can be rerun after a crash).
    */
   readonly durableCommits?: boolean;
+  /** The caches' bounds, when not the node's. */
+  readonly cacheBounds?: StorageCacheBounds;
+}
+
+/** The bounds of the caches of a chain's storage; each one left out is the node's. */
+export interface StorageCacheBounds {
+  readonly store?: ChainStoreCacheBounds;
+  /** Trie nodes kept in memory. */
+  readonly trieNodes?: number;
 }
 
 /** The directory of the LMDB store inside a node's datadir. */
@@ -54,8 +63,8 @@ export async function openChainStorage(
   const kv: KVStore = lmdb ?? new MemoryKV();
   try {
     const common = await createChainCommon(network);
-    const trieDb = new TrieDatabase(kv);
-    const store = new ChainStore(kv, common);
+    const trieDb = new TrieDatabase(kv, options.cacheBounds?.trieNodes);
+    const store = new ChainStore(kv, common, options.cacheBounds?.store);
     return {
       kv,
       common,

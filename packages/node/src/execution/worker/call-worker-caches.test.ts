@@ -1,10 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CallRequest } from "@strata/protocol";
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpc, viemClients } from "../../e2e/clients.js";
 import { startTestNode, type TestNode } from "../../testing/test-node.js";
+import { runLimit } from "../evm/run-limits.js";
+import type { StorageCacheBounds } from "../state/chain-storage.js";
+import { DEFAULT_TRACE_LIMITS } from "../tracing/trace-options.js";
+import { CallWorkerPool } from "./call-worker-pool.js";
 
 // Creation code of a contract whose code, `JUMPDEST PUSH1 0 JUMP`, loops until its gas runs out.
 const LOOPER_CODE = "0x635b6000566000526004601cf3";
@@ -38,6 +43,12 @@ async function caches(): Promise<Map<string, { size: number; bound: number }>> {
     found.set(name!, entry);
   }
   return found;
+}
+
+/** One worker's sizes and bounds, as `pool` reports them once asked. */
+async function poolCaches(pool: CallWorkerPool): Promise<Map<string, { size: number; bound: number }>> {
+  await pool.refreshSizes(30_000);
+  return new Map(pool.boundedStructures().map(({ name, bound, size }) => [name, { size: size(), bound }]));
 }
 
 /** Calls handed to the workers so far (`strata_call_worker_calls_total`). */
@@ -96,5 +107,66 @@ describe("execution workers' caches in /metrics", () => {
     expect(settled).toBe(false);
     expect(busy).toEqual(idle);
     expect((await looping).error).toBeDefined();
+  });
+});
+
+describe("execution workers' caches past small bounds", () => {
+  const bounds = {
+    store: { blocks: 8, receiptBlocks: 6, receiptBytes: 1024 * 1024 },
+    trieNodes: 16,
+  } as const satisfies StorageCacheBounds;
+  let pool: CallWorkerPool;
+
+  beforeAll(async () => {
+    const head = Number(t.node.chain.head.header.number);
+    if (head < 30) await rpc(t.url, "anvil_mine", [`0x${(30 - head).toString(16)}`]);
+    const { config } = t.node;
+    pool = new CallWorkerPool(
+      {
+        chaindata: join(datadir, "chaindata"),
+        network: config.network,
+        gasCap: config.rpc.gasCap,
+        maxQueueWaitMs: config.rpc.maxQueueWaitMs,
+        evmTimeoutMs: config.rpc.evmTimeoutMs,
+        traceLimits: DEFAULT_TRACE_LIMITS,
+        cacheBounds: bounds,
+      },
+      1,
+    );
+    await pool.ready();
+  });
+
+  afterAll(async () => {
+    await pool?.close();
+  });
+
+  const block = (n: number) => t.node.chain.blockByNumber(BigInt(n))!;
+
+  it("keeps the decoded blocks and the trie nodes at their bounds when calls read more", async () => {
+    const request = CallRequest.parse({ to: "0x00000000000000000000000000000000000000aa" });
+    for (let n = 1; n <= 30; n++) {
+      const result = await pool.call(request, block(n), runLimit(10_000));
+      expect(result && "ok" in result).toBe(true);
+    }
+    const sizes = await poolCaches(pool);
+    expect(sizes.get("worker_blocks")).toEqual({ size: bounds.store.blocks, bound: bounds.store.blocks });
+    expect(sizes.get("worker_trie_nodes")).toEqual({ size: bounds.trieNodes, bound: bounds.trieNodes });
+  });
+
+  it("keeps the decoded receipts at their bound when traces read more blocks' receipts", async () => {
+    for (let n = 1; n <= 12; n++) {
+      const task = {
+        kind: "traceBlock",
+        blockHash: block(n).hash(),
+        options: { tracer: "callTracer" },
+      } as const;
+      expect(await pool.run(task, runLimit(10_000))).toEqual([]);
+    }
+    const sizes = await poolCaches(pool);
+    expect(sizes.get("worker_receipts")).toEqual({
+      size: bounds.store.receiptBlocks,
+      bound: bounds.store.receiptBlocks,
+    });
+    expect(sizes.get("worker_receipts_stored_bytes")?.bound).toBe(bounds.store.receiptBytes);
   });
 });

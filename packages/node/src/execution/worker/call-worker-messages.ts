@@ -3,6 +3,7 @@ import type { NetworkFile } from "../../config/network.js";
 import type { StopReason } from "../../errors/domain-errors.js";
 import type { StructureSize } from "../../metrics/bounded-structure.js";
 import type { PendingContext } from "../../producer/pending-execution.js";
+import type { StorageCacheBounds } from "../state/chain-storage.js";
 import type { StateStep, WarmStates } from "../state/state-carry.js";
 import type { TraceLimits } from "../tracing/trace-options.js";
 import type { HeavyTask } from "./heavy-tasks.js";
@@ -18,6 +19,8 @@ export interface CallWorkerSettings {
   /** The time budget of an estimate, a simulation or a block build. */
   readonly evmTimeoutMs: number;
   readonly traceLimits: TraceLimits;
+  /** The bounds of the caches of the worker's store, when not the node's (tests fill them past small ones). */
+  readonly cacheBounds?: StorageCacheBounds;
 }
 
 /** What a worker thread is started with: the settings, and the flags that call its jobs off. */

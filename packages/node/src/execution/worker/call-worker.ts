@@ -63,7 +63,11 @@ export async function serveExecutionJobs(
   // Execution may keep every core busy: the main thread (requests, block production) goes first.
   lowerThisThreadPriority();
   const cancels = new Int32Array(settings.cancels);
-  const storage = await openChainStorage(settings.network, settings.chaindata);
+  const storage = await openChainStorage(
+    settings.network,
+    settings.chaindata,
+    settings.cacheBounds ? { cacheBounds: settings.cacheBounds } : {},
+  );
   const { kv, common, trieDb, states, store, chainView } = storage;
   const warm = new WarmStates(states, WARM_STATES);
   const pending = new PendingBuilds({
