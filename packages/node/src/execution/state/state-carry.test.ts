@@ -46,7 +46,7 @@ describe("state carried from a block's parent", () => {
             maxFeePerGas: 100n * GWEI,
             maxPriorityFeePerGas: GWEI,
             gasLimit: 200_000n,
-            ...(to ? { to } : {}),
+            ...(to ? { to: to as `0x${string}` } : {}),
             ...(data ? { data: hexToBytes(data as `0x${string}`) } : {}),
             value: value ?? 0n,
           },
