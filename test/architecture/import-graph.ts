@@ -78,6 +78,32 @@ export function findCycles(graph: ImportGraph): string[][] {
   return cycles;
 }
 
+/**
+ * The imports between the sub-folders of `parent` (a folder path ending in `/`): each file under it
+ * stands for its first sub-folder, and imports within one sub-folder, or to and from files outside
+ * the sub-folders, are left out. `findCycles` of it gives the loops between the sub-folders.
+ */
+export function folderGraph(graph: ImportGraph, parent: string): ImportGraph {
+  const folderOf = (file: string): string | undefined => {
+    if (!file.startsWith(parent)) return undefined;
+    const rest = file.slice(parent.length);
+    const slash = rest.indexOf("/");
+    return slash < 0 ? undefined : `${parent}${rest.slice(0, slash)}/`;
+  };
+  const folders = new Map<string, Set<string>>();
+  for (const [file, imports] of graph) {
+    const from = folderOf(file);
+    if (from === undefined) continue;
+    const targets = folders.get(from) ?? new Set<string>();
+    folders.set(from, targets);
+    for (const target of imports) {
+      const to = folderOf(target);
+      if (to !== undefined && to !== from) targets.add(to);
+    }
+  }
+  return new Map([...folders].map(([folder, targets]) => [folder, [...targets].sort()]));
+}
+
 /** Each import that breaks one of `rules`, as `file -> imported (reason)`. */
 export function brokenRules(graph: ImportGraph, rules: readonly LayerRule[]): string[] {
   const broken: string[] = [];

@@ -9,8 +9,9 @@ import {
   type GatewayDependencies,
 } from "@strata/gateway";
 import { Indexer } from "@strata/indexer";
-import { createNode, type NodeConfigOverrides, type StrataNode, testConfig } from "@strata/node";
+import type { NodeConfigOverrides, StrataNode } from "@strata/node";
 import { pino } from "pino";
+import { startTestNode } from "../../packages/node/src/testing/test-node.js";
 import { scratchDatabase } from "./scratch-database.js";
 
 /** What {@link startTestStack} runs, beyond its defaults. */
@@ -65,9 +66,8 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   try {
     const database = await openStackDatabase(options.database ?? "pglite");
     stops.push(database.close);
-    const node = await createNode(testConfig(options.node));
-    await node.start();
-    stops.push(() => node.stop());
+    const { node, stop: stopNode } = await startTestNode(options.node);
+    stops.push(stopNode);
     let indexer: Indexer | undefined;
     if (options.indexer !== false) {
       const started = await Indexer.open({

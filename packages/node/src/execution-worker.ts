@@ -6,9 +6,9 @@
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import type { NetworkFile } from "./config/network.js";
 import { PosEngine } from "./consensus/engine.js";
-import { serveExecutionJobs } from "./execution/call-worker.js";
-import type { CallWorkerData } from "./execution/call-worker-messages.js";
 import type { ReplayHooksProvider } from "./execution/tracing/tracing-service.js";
+import { serveExecutionJobs } from "./execution/worker/call-worker.js";
+import type { CallWorkerData } from "./execution/worker/call-worker-messages.js";
 
 /**
  * The engine's hooks for replaying stored blocks on a proof-of-stake network (no seal checked again);

@@ -1,5 +1,4 @@
 import { TestToken, testTokenCreationCode } from "@strata/contracts";
-import { createNode, type StrataNode, testConfig } from "@strata/node";
 import {
   concat,
   createPublicClient,
@@ -13,47 +12,40 @@ import {
   toHex,
 } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
+import { startTestNode, type TestNode } from "../../../node/src/testing/test-node.js";
 
 /** The i-th account of the dev mnemonic. */
 export const devAccount = (index: number) =>
   mnemonicToAccount("test test test test test test test test test test test junk", { addressIndex: index });
 
-/** A started dev node with viem clients. */
-export interface DevChain {
-  readonly node: StrataNode;
-  readonly url: string;
-  readonly wsUrl: string;
+/** A started test node (see `startTestNode`) that sends transactions with viem. */
+export interface DevChain extends TestNode {
   /** Sends a transaction from dev account `from` and waits for its receipt. */
   send(
     from: number,
     tx: { to?: Hex; data?: Hex; value?: bigint; gas?: bigint },
   ): Promise<{ hash: Hex; status: string; contractAddress: Hex | null | undefined }>;
-  stop(): Promise<void>;
 }
 
 /** Starts an in-memory dev node on port 0 (instant mining unless told otherwise). */
 export async function startDevChain(mining: "instant" | "manual" = "instant"): Promise<DevChain> {
-  const node = await createNode(testConfig({ mining: { mode: mining } }));
-  await node.start();
+  const started = await startTestNode({ mining: { mode: mining } });
   const chain = defineChain({
     id: 1337,
     name: "Strata dev",
     nativeCurrency: { name: "Strata", symbol: "STRA", decimals: 18 },
-    rpcUrls: { default: { http: [node.rpcUrl] } },
+    rpcUrls: { default: { http: [started.url] } },
   });
-  const transport = http(node.rpcUrl);
+  const transport = http(started.url);
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 20 });
   return {
-    node,
-    url: node.rpcUrl,
-    wsUrl: node.wsUrl,
+    ...started,
     async send(from, tx) {
       const wallet = createWalletClient({ chain, transport, account: devAccount(from) });
       const hash = await wallet.sendTransaction({ ...tx, account: devAccount(from), chain });
       const receipt = await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
       return { hash, status: receipt.status, contractAddress: receipt.contractAddress };
     },
-    stop: () => node.stop(),
   };
 }
 

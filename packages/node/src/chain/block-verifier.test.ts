@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testConfig } from "../config/node-config.js";
 import { PosEngine } from "../consensus/engine.js";
 import { devAccount, viemClients } from "../e2e/clients.js";
-import { BlockExecutor } from "../execution/block-executor.js";
+import { BlockExecutor } from "../execution/block/block-executor.js";
 import type { WriteOp } from "../storage/kv.js";
 import { withResealedField } from "../testing/forged-blocks.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";

@@ -4,7 +4,7 @@ import {
   type ChainStorageOptions,
   chaindataDir,
   openChainStorage,
-} from "../execution/chain-storage.js";
+} from "../execution/state/chain-storage.js";
 import { Chain } from "./chain.js";
 
 /** An opened chain: its canonical head and history over the storage it was opened on. */

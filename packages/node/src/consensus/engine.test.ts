@@ -6,8 +6,8 @@ import { encodeFunctionData } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256 } from "../crypto/keccak.js";
 import { rpc } from "../e2e/clients.js";
-import type { BlockHooks } from "../execution/block-executor.js";
-import { OverlayStateManager } from "../execution/overlay-state.js";
+import type { BlockHooks } from "../execution/block/block-executor.js";
+import { OverlayStateManager } from "../execution/state/overlay-state.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
 import { vanityOf, withExtraData } from "./seal.js";
 

@@ -3,7 +3,7 @@ import { bytesToHex, concatBytes, equalsBytes, hexToBytes } from "@ethereumjs/ut
 import type { VM } from "@ethereumjs/vm";
 import type { NetworkFile } from "../config/network.js";
 import { stakingConfig } from "../config/network-sections.js";
-import type { BlockContext, BlockHooks, BlockTemplate } from "../execution/block-executor.js";
+import type { BlockContext, BlockHooks, BlockTemplate } from "../execution/block/block-executor.js";
 import { checkHeaderAttestation, encodeAttestation } from "./attestation.js";
 import { ConsensusError, NoProposerError, NotYourTurnError } from "./errors.js";
 import type { FinalityGadget } from "./finality.js";

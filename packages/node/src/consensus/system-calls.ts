@@ -19,8 +19,8 @@ import {
   SYSTEM_CALL_GAS_LIMIT,
 } from "@strata/contracts";
 import { decodeFunctionResult, encodeFunctionData, getAddress, type Hex } from "viem";
-import type { BlockContext } from "../execution/block-executor.js";
-import type { StateFactory } from "../execution/state-factory.js";
+import type { BlockContext } from "../execution/block/block-executor.js";
+import type { StateFactory } from "../execution/state/state-factory.js";
 import type { ActiveValidator } from "./schedule.js";
 
 /** Raised when a system call of the Staking contract fails (a broken genesis or contract). */

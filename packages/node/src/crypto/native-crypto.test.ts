@@ -2,7 +2,7 @@ import { Worker } from "node:worker_threads";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { describe, expect, it } from "vitest";
-import { sourceWorkerBootstrap } from "../execution/source-worker.js";
+import { sourceWorkerBootstrap } from "../execution/worker/source-worker.js";
 import { nativeKeccakAvailable } from "./keccak.js";
 import { nativeCrypto, nativeCryptoAvailable } from "./native-crypto.js";
 

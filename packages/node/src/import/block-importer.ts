@@ -4,7 +4,7 @@ import { bytesToBigInt, bytesToHex } from "@ethereumjs/util";
 import { BlockVerifier } from "../chain/block-verifier.js";
 import type { OpenedChain } from "../chain/open-chain.js";
 import type { PosEngine } from "../consensus/engine.js";
-import { BlockExecutor } from "../execution/block-executor.js";
+import { BlockExecutor } from "../execution/block/block-executor.js";
 import { ImportError } from "./errors.js";
 import { firstLine } from "./header-rules.js";
 

@@ -10,7 +10,7 @@ import {
   encodeFunctionData,
 } from "viem";
 import { UnavailableResourceError } from "../errors/domain-errors.js";
-import type { CallExecutor } from "../execution/call-executor.js";
+import type { CallExecutor } from "../execution/call/call-executor.js";
 
 /** A view function of a contract, read against the state after a given block. */
 export interface ContractRead<TAbi extends Abi, TName extends ContractFunctionName<TAbi, "view" | "pure">> {

@@ -3,7 +3,7 @@ import { bytesToHex, createAddressFromString } from "@ethereumjs/util";
 import { parseGwei } from "viem";
 import { describe, expect, it, vi } from "vitest";
 import { devAccount, rpc } from "../e2e/clients.js";
-import { BlockExecutor } from "../execution/block-executor.js";
+import { BlockExecutor } from "../execution/block/block-executor.js";
 import { startTestNode } from "../testing/test-node.js";
 
 async function blockNumber(url: string): Promise<number> {

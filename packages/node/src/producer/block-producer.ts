@@ -5,7 +5,7 @@ import type { Chain } from "../chain/chain.js";
 import type { MiningMode } from "../config/node-config.js";
 import type { PosEngine } from "../consensus/engine.js";
 import { NoProposerError, NotYourTurnError } from "../consensus/errors.js";
-import type { BlockExecutor, BuiltBlock } from "../execution/block-executor.js";
+import type { BlockExecutor, BuiltBlock } from "../execution/block/block-executor.js";
 import type { TxPool } from "../txpool/tx-pool.js";
 import { DevStateEdits } from "./dev-state-edits.js";
 

@@ -1,5 +1,5 @@
 import { Account, type Address, setLengthLeft } from "@ethereumjs/util";
-import type { BlockContext, BlockHooks } from "../execution/block-executor.js";
+import type { BlockContext, BlockHooks } from "../execution/block/block-executor.js";
 
 /** One change of an account made by a dev method (`anvil_setBalance`, `anvil_setCode`, ...). */
 export type DevStateEdit =

@@ -2,7 +2,7 @@ import { type Hex, parseGwei } from "viem";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { devAccount, rpc } from "../e2e/clients.js";
-import { BlockExecutor } from "../execution/block-executor.js";
+import { BlockExecutor } from "../execution/block/block-executor.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
 
 let t: TestNode;

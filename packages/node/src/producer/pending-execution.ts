@@ -11,7 +11,7 @@ import {
   type BuiltBlock,
   blockMixHash,
   type Candidate,
-} from "../execution/block-executor.js";
+} from "../execution/block/block-executor.js";
 import type { StoredReceipt } from "../storage/records.js";
 import { type DevStateEdit, DevStateEdits } from "./dev-state-edits.js";
 

@@ -44,6 +44,23 @@ const RECEIPTS_CACHE_BLOCKS = 4_096;
 /** Decoded blocks kept. */
 const BLOCK_CACHE_ENTRIES = 512;
 
+/** How much a {@link ChainStore} keeps decoded. */
+export interface ChainStoreCacheBounds {
+  /** Decoded blocks. */
+  readonly blocks: number;
+  /** Blocks whose receipts are kept decoded. */
+  readonly receiptBlocks: number;
+  /** Stored bytes of the receipts kept decoded. */
+  readonly receiptBytes: number;
+}
+
+/** The bounds a node's stores run with. */
+const CHAIN_STORE_CACHE_BOUNDS: ChainStoreCacheBounds = {
+  blocks: BLOCK_CACHE_ENTRIES,
+  receiptBlocks: RECEIPTS_CACHE_BLOCKS,
+  receiptBytes: RECEIPTS_CACHE_BYTES,
+};
+
 /** The hashes of the latest justified and finalized blocks. */
 export interface CheckpointHashes {
   readonly justified: Uint8Array;
@@ -68,15 +85,15 @@ export interface BlockCommit {
 export class ChainStore {
   private readonly cache = new Map<string, Block>();
   /** Decoded receipts of recently written or read blocks, weighed by their stored size. */
-  private readonly receiptsCache = new LRUCache<string, readonly StoredReceipt[]>({
-    max: RECEIPTS_CACHE_BLOCKS,
-    maxSize: RECEIPTS_CACHE_BYTES,
-  });
+  private readonly receiptsCache: LRUCache<string, readonly StoredReceipt[]>;
 
   constructor(
     private readonly kv: KVStore,
     private readonly common: Common,
-  ) {}
+    private readonly bounds = CHAIN_STORE_CACHE_BOUNDS,
+  ) {
+    this.receiptsCache = new LRUCache({ max: bounds.receiptBlocks, maxSize: bounds.receiptBytes });
+  }
 
   /** The hash of the canonical head, or undefined for an empty store. */
   headHash(): Uint8Array | undefined {
@@ -261,12 +278,12 @@ export class ChainStore {
   boundedStructures(): BoundedStructure[] {
     const receipts = this.receiptsCache;
     return [
-      { name: "blocks", unit: "entries", bound: BLOCK_CACHE_ENTRIES, size: () => this.cache.size },
-      { name: "receipts", unit: "entries", bound: RECEIPTS_CACHE_BLOCKS, size: () => receipts.size },
+      { name: "blocks", unit: "entries", bound: this.bounds.blocks, size: () => this.cache.size },
+      { name: "receipts", unit: "entries", bound: this.bounds.receiptBlocks, size: () => receipts.size },
       {
         name: "receipts_stored_bytes",
         unit: "bytes",
-        bound: RECEIPTS_CACHE_BYTES,
+        bound: this.bounds.receiptBytes,
         size: () => receipts.calculatedSize,
       },
     ];
@@ -294,7 +311,7 @@ export class ChainStore {
   }
 
   private remember(key: string, block: Block): void {
-    if (this.cache.size >= BLOCK_CACHE_ENTRIES) {
+    if (this.cache.size >= this.bounds.blocks) {
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);
     }

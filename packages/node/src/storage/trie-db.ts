@@ -18,9 +18,15 @@ const NODE_CACHE_ENTRIES = 100_000;
  */
 export class TrieDatabase implements DB<string, string | Uint8Array> {
   private pending = new Map<string, Uint8Array>();
-  private readonly nodes = new LRUCache<string, Uint8Array>({ max: NODE_CACHE_ENTRIES });
+  private readonly nodes: LRUCache<string, Uint8Array>;
 
-  constructor(private readonly kv: KVStore) {}
+  /** `nodeCacheEntries`: the trie nodes kept in memory. */
+  constructor(
+    private readonly kv: KVStore,
+    private readonly nodeCacheEntries = NODE_CACHE_ENTRIES,
+  ) {
+    this.nodes = new LRUCache({ max: nodeCacheEntries });
+  }
 
   async get(key: string): Promise<Uint8Array | undefined> {
     const known = this.pending.get(key) ?? this.nodes.get(key);
@@ -48,7 +54,9 @@ export class TrieDatabase implements DB<string, string | Uint8Array> {
 
   /** The node cache, for the metrics. */
   boundedStructures(): BoundedStructure[] {
-    return [{ name: "trie_nodes", unit: "entries", bound: NODE_CACHE_ENTRIES, size: () => this.nodes.size }];
+    return [
+      { name: "trie_nodes", unit: "entries", bound: this.nodeCacheEntries, size: () => this.nodes.size },
+    ];
   }
 
   /** Takes the writes accumulated since the last drain, as store operations. */

@@ -2,7 +2,7 @@ import { createTx, type TypedTransaction, type TypedTxData } from "@ethereumjs/t
 import { type CallRequest, type Hex, toQuantity } from "@strata/protocol";
 import type { Chain } from "../chain/chain.js";
 import { ExecutionError } from "../errors/domain-errors.js";
-import type { CallExecutor } from "../execution/call-executor.js";
+import type { CallExecutor } from "../execution/call/call-executor.js";
 import type { FeeOracle } from "../fees/fee-oracle.js";
 import type { PendingBlocks } from "../producer/pending-block.js";
 import type { TxPool } from "../txpool/tx-pool.js";

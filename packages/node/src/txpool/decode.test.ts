@@ -11,7 +11,7 @@ import { bytesToHex, privateToAddress, SECP256K1_ORDER } from "@ethereumjs/util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadNetwork } from "../config/network.js";
 import { SenderRecovery } from "../crypto/sender-recovery.js";
-import { createChainCommon } from "../execution/common.js";
+import { createChainCommon } from "../execution/evm/common.js";
 import { decodeRawTransaction } from "./decode.js";
 
 const KEY = Uint8Array.from({ length: 32 }, (_, i) => i + 7);

@@ -10,7 +10,7 @@ import {
 import { bytesToHex } from "@ethereumjs/util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadNetwork } from "../config/network.js";
-import { createChainCommon } from "../execution/common.js";
+import { createChainCommon } from "../execution/evm/common.js";
 import { signingHash } from "./signing-hash.js";
 
 const KEY = Uint8Array.from({ length: 32 }, (_, i) => i + 3);

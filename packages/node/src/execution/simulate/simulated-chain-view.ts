@@ -1,5 +1,5 @@
 import type { EVMMockBlockchainInterface } from "@ethereumjs/evm";
-import type { ChainView } from "../chain-view.js";
+import type { ChainView } from "../evm/chain-view.js";
 
 /** The BLOCKHASH view of a simulation: simulated blocks by number, canonical blocks below them. */
 export class SimulatedChainView implements EVMMockBlockchainInterface {

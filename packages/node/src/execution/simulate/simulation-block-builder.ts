@@ -1,7 +1,7 @@
 import { type Block, createBlock } from "@ethereumjs/block";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { type BuildBlockOpts, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
-import { type BuilderState, StreamingBlockBuilder } from "../streaming-block-builder.js";
+import { type BuilderState, StreamingBlockBuilder } from "../block/streaming-block-builder.js";
 
 /**
  * A block builder for `eth_simulateV1`: calls run like the block's transactions (system calls,

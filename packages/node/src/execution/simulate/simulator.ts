@@ -13,12 +13,12 @@ import {
   type ValidationErrorKind,
 } from "../../errors/domain-errors.js";
 import type { StoredLog, StoredReceipt } from "../../storage/records.js";
-import type { ChainView } from "../chain-view.js";
-import { decodeRevertReason } from "../revert-reason.js";
-import { enforceRunLimits, limitEvm, type RunLimit, runLimit } from "../run-limits.js";
+import { decodeRevertReason } from "../call/revert-reason.js";
+import type { ChainView } from "../evm/chain-view.js";
+import { enforceRunLimits, limitEvm, type RunLimit, runLimit } from "../evm/run-limits.js";
+import { scratchState } from "../state/scratch-state.js";
 import { type IndexedLog, TransferLogCollector } from "./call-logs.js";
 import { callTransaction, MAX_NONCE } from "./call-transaction.js";
-import { scratchState } from "./scratch-state.js";
 import { SimulatedChainView } from "./simulated-chain-view.js";
 import { SimulationBlockBuilder } from "./simulation-block-builder.js";
 import { applyStateOverrides } from "./state-overrides.js";

@@ -1,5 +1,5 @@
 import { bytesToHex } from "@ethereumjs/util";
-import { decodeRevertReason } from "../revert-reason.js";
+import { decodeRevertReason } from "../call/revert-reason.js";
 import type { EmittedLog, FrameEnter, FrameExit, FrameType, Tracer, TxStart } from "./tracer.js";
 
 /** geth's error text for a revert. */

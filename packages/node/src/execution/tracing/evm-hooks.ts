@@ -11,8 +11,8 @@ import {
 } from "@ethereumjs/util";
 import type { RunTxResult, VM } from "@ethereumjs/vm";
 import { ExecutionTimeoutError } from "../../errors/domain-errors.js";
-import { enforceRunLimits, evmLimit, limitEvm, withDeadline } from "../run-limits.js";
-import { selectSteps } from "../selective-steps.js";
+import { enforceRunLimits, evmLimit, limitEvm, withDeadline } from "../evm/run-limits.js";
+import { selectSteps } from "../evm/selective-steps.js";
 import type { EmittedLog, FrameType, Tracer } from "./tracer.js";
 import { CODE_STORE_OUT_OF_GAS, gethErrorMessage, REVERT } from "./vm-errors.js";
 

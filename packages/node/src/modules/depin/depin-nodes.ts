@@ -2,7 +2,7 @@ import type { Block } from "@ethereumjs/block";
 import { DEPIN_NODE_STATUS, DEPIN_REGISTRY_ADDRESS, DePINRegistry } from "@strata/contracts";
 import type { DePINFilter, DePINNode } from "@strata/protocol";
 import type { Address } from "viem";
-import type { CallExecutor } from "../../execution/call-executor.js";
+import type { CallExecutor } from "../../execution/call/call-executor.js";
 import { readContract } from "../read-contract.js";
 
 /** Most nodes read from the registry per call. */

@@ -9,7 +9,7 @@ import {
 import type { Prediction as PredictionView } from "@strata/protocol";
 import { formatUnits } from "viem";
 import { BusyError, UnavailableResourceError, UnknownResourceError } from "../../errors/domain-errors.js";
-import type { CallExecutor } from "../../execution/call-executor.js";
+import type { CallExecutor } from "../../execution/call/call-executor.js";
 import { readContract } from "../read-contract.js";
 import { OracleHistoryReader, type OracleRound } from "./price-history.js";
 

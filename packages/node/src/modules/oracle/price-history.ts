@@ -1,7 +1,7 @@
 import type { Block } from "@ethereumjs/block";
 import { PRICE_ORACLE_ADDRESS, PriceOracle } from "@strata/contracts";
 import type { Address } from "viem";
-import type { CallExecutor } from "../../execution/call-executor.js";
+import type { CallExecutor } from "../../execution/call/call-executor.js";
 import { readContract } from "../read-contract.js";
 
 /** One answered oracle round: its id, answer (8 decimals) and observation time (unix seconds). */

@@ -3,7 +3,7 @@ import { formatCommission, STAKING_ADDRESS, Staking, VALIDATOR_STATUS } from "@s
 import type { AccountStakingInfo, AprWindow, NetworkStakingInfo, Validator } from "@strata/protocol";
 import { getAddress } from "viem";
 import type { Chain } from "../../chain/chain.js";
-import type { CallExecutor } from "../../execution/call-executor.js";
+import type { CallExecutor } from "../../execution/call/call-executor.js";
 import { readContract } from "../read-contract.js";
 import { formatFraction, formatUptime, SECONDS_PER_YEAR } from "./figures.js";
 

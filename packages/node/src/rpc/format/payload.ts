@@ -1,5 +1,5 @@
 import { toData, toQuantity } from "@strata/protocol";
-import type { BuiltPayload } from "../../execution/simulate/payload-builder.js";
+import type { BuiltPayload } from "../../execution/block/payload-builder.js";
 
 /** The engine API's `ExecutionPayloadEnvelope` of a built block, as geth's `testing_buildBlockV1` answers. */
 export function payloadEnvelope(built: BuiltPayload) {

@@ -1,7 +1,7 @@
 import { type Hex, toHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpc, viemClients } from "../../e2e/clients.js";
-import { nextGasLimit } from "../../execution/simulate/payload-builder.js";
+import { nextGasLimit } from "../../execution/block/payload-builder.js";
 import { startTestNode, type TestNode } from "../../testing/test-node.js";
 
 type Head = { number: Hex; hash: Hex; timestamp: Hex; gasLimit: Hex; stateRoot: Hex };

@@ -1,7 +1,7 @@
 import { createAddressFromString } from "@ethereumjs/util";
 import { Address, InvalidParamsError, toData } from "@strata/protocol";
 import { ValidationError } from "../../../errors/domain-errors.js";
-import { buildAccountProof, MAX_PROOF_KEYS, parseStorageKey } from "../../../execution/proof.js";
+import { buildAccountProof, MAX_PROOF_KEYS, parseStorageKey } from "../../../execution/state/proof.js";
 import { defineMethods } from "../../registry.js";
 import { requireBlock } from "../../services.js";
 

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawRpc, rpc, viemClients } from "../../e2e/clients.js";
+import { startTestNode, type TestNode } from "../../testing/test-node.js";
+
+let t: TestNode;
+let looper: string;
+
+/** Deploys runtime code `JUMPDEST PUSH1 0 JUMP` (loops until the gas runs out) on the node at `url`. */
+async function deployLooper(url: string): Promise<string> {
+  const { wallet, publicClient } = viemClients(url);
+  const hash = await wallet.sendTransaction({ data: "0x635b6000566000526004601cf3" });
+  return (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
+}
+
+beforeAll(async () => {
+  t = await startTestNode({ rpc: { maxQueueWaitMs: 100 } });
+  looper = await deployLooper(t.url);
+});
+afterAll(() => t.stop());
+
+describe("call execution limits", () => {
+  it("stops a call at the gas cap with geth's out-of-gas error", async () => {
+    const response = await rpc(t.url, "eth_call", [{ to: looper, gas: "0x989680" }, "latest"]);
+    expect(response.error).toEqual({ code: -32000, message: "out of gas" });
+  });
+
+  it("refuses calls that waited too long for the execution queue, and keeps serving", async () => {
+    const batch = [0, 1, 2, 3].map((id) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "eth_call",
+      // Distinct gas limits: identical calls at one block would be answered from the result cache.
+      params: [{ to: looper, gas: `0x${(10_000_001 + id).toString(16)}` }, "latest"],
+    }));
+    const responses = (await rawRpc(t.url, JSON.stringify(batch))).body as {
+      error?: { code: number; message: string };
+    }[];
+    const refused = responses.filter((r) => r.error?.code === -32005);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused[0]!.error).toMatchObject({
+      message: "execution queue wait exceeded 100 ms",
+      data: { limit: "executionQueue" },
+    });
+    expect(responses[0]!.error?.message).toBe("out of gas");
+    expect((await rpc(t.url, "eth_blockNumber")).result).toMatch(/^0x/);
+  });
+
+  it("reports a gas allowance that is too small for an estimate", async () => {
+    const response = await rpc(t.url, "eth_estimateGas", [{ to: looper, gas: "0x186a0" }]);
+    expect(response.error?.code).toBe(-32000);
+    expect(response.error?.message).toBe("out of gas");
+  });
+});
+
+describe("call wall-clock limit", () => {
+  let limited: TestNode;
+  let loop: string;
+
+  beforeAll(async () => {
+    limited = await startTestNode({ rpc: { evmTimeoutMs: 300 } });
+    loop = await deployLooper(limited.url);
+  });
+  afterAll(() => limited.stop());
+
+  it("stops calls, estimates and access lists that run past it with -32000 execution timeout", async () => {
+    const timeout = { code: -32000, message: "execution timeout" };
+    expect((await rpc(limited.url, "eth_call", [{ to: loop }, "latest"])).error).toEqual(timeout);
+    // A contract creation whose init code loops: the full-transaction path.
+    expect((await rpc(limited.url, "eth_call", [{ data: "0x5b5f56" }, "latest"])).error).toEqual(timeout);
+    expect((await rpc(limited.url, "eth_estimateGas", [{ to: loop }])).error).toEqual(timeout);
+    expect((await rpc(limited.url, "eth_createAccessList", [{ to: loop }])).error).toEqual(timeout);
+  });
+
+  it("runs later calls as before, and does not remember a timeout as the call's outcome", async () => {
+    await rpc(limited.url, "eth_call", [{ to: loop }, "latest"]);
+    const outOfGas = await rpc(limited.url, "eth_call", [{ to: loop, gas: "0x186a0" }, "latest"]);
+    expect(outOfGas.error).toEqual({ code: -32000, message: "out of gas" });
+    const again = await rpc(limited.url, "eth_call", [{ to: loop }, "latest"]);
+    expect(again.error).toEqual({ code: -32000, message: "execution timeout" });
+  });
+});

@@ -1,0 +1,185 @@
+import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
+import type { VM } from "@ethereumjs/vm";
+import { selectSteps } from "../evm/selective-steps.js";
+
+/** A point in a frame where the gas left matters: an SSTORE (EIP-2200's sentry) or a call. */
+type Checkpoint =
+  | { readonly kind: "store"; readonly gasLeft: bigint }
+  | {
+      readonly kind: "call";
+      /** Gas left before the opcode. */
+      readonly gasLeft: bigint;
+      /** What the opcode itself costs (memory, access, value transfer), not the gas it hands over. */
+      readonly cost: bigint;
+      /** The gas the caller asked to hand over (unbounded for CREATE and CREATE2). */
+      readonly requested: bigint;
+      /** The free gas a value transfer adds for the callee. */
+      readonly stipend: bigint;
+      child?: ChildOutcome;
+    };
+
+/** How a sub-frame ended, and the least gas it needs to end that way. */
+interface ChildOutcome {
+  readonly need: bigint;
+  readonly used: bigint;
+  /** It failed and used all it was given (out of gas, invalid opcode): with less it fails alike. */
+  readonly usedAll: boolean;
+}
+
+interface Frame {
+  readonly gas: bigint;
+  readonly checkpoints: Checkpoint[];
+}
+
+const SSTORE = 0x55;
+const CREATE = 0xf0;
+const CALL = 0xf1;
+const CALLCODE = 0xf2;
+const DELEGATECALL = 0xf4;
+const CREATE2 = 0xf5;
+const STATICCALL = 0xfa;
+const UNBOUNDED = 2n ** 256n;
+
+const WATCHED = new Uint8Array(256);
+for (const code of [SSTORE, CREATE, CALL, CALLCODE, DELEGATECALL, CREATE2, STATICCALL]) WATCHED[code] = 1;
+
+/**
+ * Follows one run of a transaction and works out the least gas limit with which it would run the
+ * same way: every frame must still get the gas it needs after EIP-150 keeps 1/64 of the caller's
+ * gas, each SSTORE must still find more than EIP-2200's sentry, and a sub-call that used all it
+ * was given (an endless loop behind a try) must leave its caller enough. Code that reads the gas
+ * left (`GAS`) can still take another path with that limit, so the figure is a place to look, and
+ * the estimator runs it to check.
+ */
+export class GasNeedTracker {
+  private readonly frames: Frame[] = [];
+  private topGas: bigint | undefined;
+  private topNeed: bigint | undefined;
+
+  constructor(
+    private readonly callStipend: bigint,
+    /** Gas that must be left for an SSTORE to run (EIP-2200), 0 before Istanbul. */
+    private readonly storeSentry: bigint,
+  ) {}
+
+  /** Runs `run` on `vm` with the tracker following it; the least gas limit, or undefined when it could not tell. */
+  async follow<T>(vm: VM, txGasLimit: bigint, run: () => Promise<T>): Promise<{ result: T; need?: bigint }> {
+    const events = vm.evm.events;
+    if (!events) return { result: await run() };
+    const onMessage = (message: Message) => this.enter(message);
+    const onMessageEnd = (result: EVMResult) => this.exit(result);
+    events.on("beforeMessage", onMessage);
+    events.on("afterMessage", onMessageEnd);
+    const stopSelecting = await selectSteps(vm.evm, WATCHED, (step: InterpreterStep) => this.step(step));
+    try {
+      const result = await run();
+      const { topGas, topNeed } = this;
+      if (topGas === undefined || topNeed === undefined) return { result };
+      // The intrinsic gas (calldata, access list, authorizations) comes off before the top frame.
+      return { result, need: txGasLimit - topGas + topNeed };
+    } finally {
+      stopSelecting();
+      events.off("beforeMessage", onMessage);
+      events.off("afterMessage", onMessageEnd);
+    }
+  }
+
+  private enter(message: Message): void {
+    if (this.frames.length === 0) this.topGas = message.gasLimit;
+    this.frames.push({ gas: message.gasLimit, checkpoints: [] });
+  }
+
+  private step(step: InterpreterStep): void {
+    const frame = this.frames[step.depth];
+    if (!frame) return;
+    const code = step.opcode.code;
+    if (code === SSTORE) {
+      frame.checkpoints.push({ kind: "store", gasLeft: step.gasLeft });
+      return;
+    }
+    const top = step.stack.length - 1;
+    const isCreate = code === CREATE || code === CREATE2;
+    const sendsValue = (code === CALL || code === CALLCODE) && (step.stack[top - 2] ?? 0n) > 0n;
+    frame.checkpoints.push({
+      kind: "call",
+      gasLeft: step.gasLeft,
+      cost: step.opcode.dynamicFee ?? BigInt(step.opcode.fee),
+      requested: isCreate ? UNBOUNDED : (step.stack[top] ?? 0n),
+      stipend: sendsValue ? this.callStipend : 0n,
+    });
+  }
+
+  private exit(result: EVMResult): void {
+    const frame = this.frames.pop();
+    if (!frame) return;
+    const used = result.execResult.executionGasUsed;
+    const need = this.needOf(frame, used);
+    const parent = this.frames[this.frames.length - 1];
+    if (!parent) {
+      this.topNeed = need;
+      return;
+    }
+    const call = parent.checkpoints[parent.checkpoints.length - 1];
+    if (call?.kind !== "call" || call.child) return;
+    const usedAll = result.execResult.exceptionError !== undefined && used >= frame.gas;
+    call.child = { need, used, usedAll };
+  }
+
+  /**
+   * The least gas `frame` needs, worked out backwards from its end: at each checkpoint, the gas
+   * that must be left there for the rest of the frame to run as it did.
+   */
+  private needOf(frame: Frame, used: bigint): bigint {
+    let position = frame.gas - used;
+    let required = 0n;
+    for (let i = frame.checkpoints.length - 1; i >= 0; i--) {
+      const point = frame.checkpoints[i]!;
+      if (point.kind === "store") {
+        required = max(this.storeSentry + 1n, point.gasLeft - position + required);
+        position = point.gasLeft;
+        continue;
+      }
+      const child = point.child;
+      // A call that entered no frame (too deep, or a value it could not pay) costs what it cost.
+      if (!child) continue;
+      const afterReturn = point.gasLeft - point.cost + point.stipend - child.used;
+      const requiredAfter = afterReturn - position + required;
+      if (child.usedAll) {
+        required = point.cost + leastGasLeaving(requiredAfter, point.requested);
+      } else {
+        const handedOver = min(child.need - point.stipend, point.requested);
+        const asRun = point.cost - point.stipend + child.used + requiredAfter;
+        required = max(asRun, point.cost + leastGasHandingOver(handedOver));
+      }
+      position = point.gasLeft;
+    }
+    return frame.gas - position + required;
+  }
+}
+
+/** The least gas `a` left to a caller for which EIP-150 hands over at least `n` (`a - a/64 >= n`). */
+function leastGasHandingOver(n: bigint): bigint {
+  if (n <= 0n) return 0n;
+  // The answer is within a unit or two of n * 64/63: start below it and step up.
+  let a = (n * 64n) / 63n - 2n;
+  while (a - a / 64n < n) a++;
+  return a;
+}
+
+/**
+ * The least gas `a` left to a caller that still leaves it `rest` after a sub-call that uses all it
+ * is handed: `min(requested, a - a/64)`.
+ */
+function leastGasLeaving(rest: bigint, requested: bigint): bigint {
+  const keepingOne64th = rest * 64n;
+  if (keepingOne64th - keepingOne64th / 64n <= requested) return keepingOne64th;
+  return rest + requested;
+}
+
+function max(a: bigint, b: bigint): bigint {
+  return a > b ? a : b;
+}
+
+function min(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}

@@ -1,0 +1,162 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
+import { createEVM, type Message } from "@ethereumjs/evm";
+import { MerkleStateManager } from "@ethereumjs/statemanager";
+import {
+  Account,
+  bigIntToBytes,
+  bigIntToUnpaddedBytes,
+  bytesToBigInt,
+  createAddressFromString,
+  hexToBytes,
+  setLengthLeft,
+  toBytes,
+} from "@ethereumjs/util";
+import { describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
+const PATCHES = join(ROOT, "patches");
+
+/** Each hunk of a unified diff as the text its file holds once patched (context and added lines). */
+function patchedHunks(patch: string): { file: string; text: string }[] {
+  const hunks: { file: string; text: string }[] = [];
+  let file = "";
+  let lines: string[] | undefined;
+  const flush = () => {
+    if (lines) hunks.push({ file, text: lines.join("\n") });
+    lines = undefined;
+  };
+  for (const line of patch.split("\n")) {
+    if (line.startsWith("+++ b/")) {
+      flush();
+      file = line.slice(6);
+    } else if (line.startsWith("@@")) {
+      flush();
+      lines = [];
+    } else if (lines && (line.startsWith(" ") || line.startsWith("+"))) {
+      lines.push(line.slice(1));
+    } else if (line.startsWith("diff ")) {
+      flush();
+    }
+  }
+  flush();
+  return hunks;
+}
+
+const common = createCustomCommon({}, Mainnet, { hardfork: Hardfork.Prague });
+const CALLEE = createAddressFromString("0x00000000000000000000000000000000000000c0");
+const CALLER = createAddressFromString("0x00000000000000000000000000000000000000ca");
+
+/** An EVM whose CALLEE holds `code`. */
+async function evmWith(code: string) {
+  const stateManager = new MerkleStateManager({ common });
+  await stateManager.putAccount(CALLEE, new Account());
+  await stateManager.putCode(CALLEE, hexToBytes(code as `0x${string}`));
+  await stateManager.putAccount(CALLER, new Account(0n, 10n ** 18n));
+  return createEVM({ common, stateManager });
+}
+
+describe("patched @ethereumjs internals", () => {
+  it("are installed: every hunk of patches/ is in the installed file", () => {
+    const patches = readdirSync(PATCHES).filter((name) => name.endsWith(".patch"));
+    expect(patches.length).toBeGreaterThan(0);
+    for (const name of patches) {
+      const hunks = patchedHunks(readFileSync(join(PATCHES, name), "utf8"));
+      expect(hunks.length, name).toBeGreaterThan(0);
+      for (const { file, text } of hunks) {
+        expect(readFileSync(join(ROOT, file), "utf8"), `${name}: ${file}`).toContain(text);
+      }
+    }
+  });
+
+  it("run a call frame on its message and give the frame's result without a run-state copy", async () => {
+    // GAS PUSH0 MSTORE, LOG0 of that word, RETURN it: the frame's gas left after GAS (2 gas).
+    const evm = await evmWith("0x5a5f5260205fa060205ff3");
+    const messages: Message[] = [];
+    evm.events?.on("beforeMessage", (message: Message) => messages.push(message));
+    const { execResult } = await evm.runCall({ caller: CALLER, to: CALLEE, gasLimit: 100_000n });
+    expect(execResult.exceptionError).toBeUndefined();
+    expect(execResult.runState).toBeUndefined();
+    expect(BigInt(`0x${Buffer.from(execResult.returnValue).toString("hex")}`)).toBe(100_000n - 2n);
+    expect(execResult.logs).toHaveLength(1);
+    expect(execResult.executionGasUsed).toBe(100_000n - (execResult.gas ?? 0n));
+    expect(messages.map((message) => message.gasLimit)).toEqual([100_000n]);
+  });
+
+  it("drop a reverted frame's logs and keep its return data", async () => {
+    // LOG0 of nothing, then REVERT with the word 0x2a.
+    const evm = await evmWith("0x5f5fa0602a5f5260205ffd");
+    const { execResult } = await evm.runCall({
+      caller: CALLER,
+      to: CALLEE,
+      gasLimit: 50_000n,
+    });
+    expect(execResult.exceptionError?.error).toBe("revert");
+    expect(execResult.logs).toEqual([]);
+    expect(execResult.returnValue).toEqual(setLengthLeft(Uint8Array.of(0x2a), 32));
+  });
+
+  it("pad bytes into a fresh array of the target length", () => {
+    const input = Uint8Array.of(1, 2, 3);
+    const padded = setLengthLeft(input, 8);
+    expect([...padded]).toEqual([0, 0, 0, 0, 0, 1, 2, 3]);
+    expect(padded.buffer).not.toBe(input.buffer);
+    expect(setLengthLeft(input, 3)).toBe(input);
+  });
+
+  it("convert between integers and bytes as the hex-string path does, on both sides of 2^53", () => {
+    const hexBytes = (value: bigint) =>
+      Buffer.from(
+        value.toString(16).padStart(value.toString(16).length + (value.toString(16).length % 2), "0"),
+        "hex",
+      );
+    const values = [
+      0n,
+      1n,
+      127n,
+      128n,
+      255n,
+      256n,
+      65_535n,
+      65_536n,
+      21_000n,
+      10n ** 9n,
+      2n ** 48n - 1n,
+      2n ** 48n,
+    ];
+    values.push(
+      2n ** 53n - 1n,
+      2n ** 53n,
+      2n ** 53n + 1n,
+      10n ** 18n,
+      2n ** 64n - 1n,
+      2n ** 255n + 12_345n,
+      2n ** 256n - 1n,
+    );
+    for (const value of values) {
+      const expected = [...hexBytes(value)];
+      expect([...bigIntToBytes(value)], `${value}`).toEqual(expected);
+      expect([...bigIntToBytes(value, true)], `${value} little-endian`).toEqual([...expected].reverse());
+      expect([...bigIntToUnpaddedBytes(value)], `${value} unpadded`).toEqual(value === 0n ? [] : expected);
+      expect(bytesToBigInt(Uint8Array.from(expected)), `${value} back`).toBe(value);
+      expect(bytesToBigInt(Uint8Array.from([0, 0, ...expected])), `${value} with leading zeros`).toBe(value);
+      expect(bytesToBigInt(Uint8Array.from(expected).reverse(), true), `${value} little-endian back`).toBe(
+        value,
+      );
+    }
+    expect(bytesToBigInt(new Uint8Array())).toBe(0n);
+    expect(() => bigIntToBytes(-1n)).toThrow();
+  });
+
+  it("copy bytes into a new plain Uint8Array, from a Buffer too", () => {
+    const buffer = Buffer.from([1, 2, 3]);
+    const copy = toBytes(buffer);
+    expect(Object.getPrototypeOf(copy)).toBe(Uint8Array.prototype);
+    expect([...copy]).toEqual([1, 2, 3]);
+    buffer[0] = 9;
+    expect(copy[0]).toBe(1);
+    expect([...toBytes([4, 5])]).toEqual([4, 5]);
+  });
+});

@@ -1,0 +1,163 @@
+import { RLP } from "@ethereumjs/rlp";
+import { AccountCache, CODEHASH_PREFIX, MerkleStateManager } from "@ethereumjs/statemanager";
+import {
+  Account,
+  type Address,
+  bytesToHex,
+  concatBytes,
+  createAccountFromRLP,
+  createAddressFromString,
+  hexToBytes,
+  unpadBytes,
+} from "@ethereumjs/util";
+import { keccak256 } from "../../crypto/keccak.js";
+import { type TrieNodeStore, updateTrie } from "./batch-trie.js";
+
+/**
+ * An account cache entry holding the decoded account. @ethereumjs' own entries hold the account's
+ * RLP, so every read decodes it and every write encodes it: a value transfer reads and writes three
+ * accounts several times. Here the encoding is made only when the cache is flushed to the trie.
+ */
+class DecodedAccountEntry {
+  private encoded: Uint8Array | undefined;
+
+  constructor(readonly account: Account) {}
+
+  /** The account's RLP, as @ethereumjs' flush expects it; made once, on first use. */
+  get accountRLP(): Uint8Array {
+    this.encoded ??= this.account.serialize();
+    return this.encoded;
+  }
+}
+
+function copyAccount(account: Account): Account {
+  return new Account(account.nonce, account.balance, account.storageRoot, account.codeHash);
+}
+
+/**
+ * An {@link AccountCache} that stores decoded accounts ({@link DecodedAccountEntry}); checkpoints,
+ * reverts and flushes work as in the parent, which only ever reads `accountRLP` from an entry.
+ */
+export class DecodedAccountCache extends AccountCache {
+  override put(address: Address, account: Account | undefined, couldBePartialAccount = false): void {
+    if (account === undefined || couldBePartialAccount) {
+      super.put(address, account, couldBePartialAccount);
+      return;
+    }
+    // The same hex key @ethereumjs uses (unprefixed).
+    const key = address.toString().slice(2);
+    this._saveCachePreState(key);
+    // A copy: the caller may keep changing its object, and a revert must find the value put here.
+    const entry = new DecodedAccountEntry(copyAccount(account));
+    if (this._lruCache) this._lruCache.set(key, entry);
+    else this._orderedMapCache!.setElement(key, entry);
+    this._stats.writes += 1;
+  }
+}
+
+/**
+ * A {@link MerkleStateManager} whose account reads are answered from a {@link DecodedAccountCache}
+ * without decoding (every returned account is a fresh copy, as the parent's are), and whose flush
+ * writes all changed accounts into the account trie, and each contract's changed slots into its
+ * storage trie, in one pass per trie ({@link updateTrie}): the stock flush puts them one by one,
+ * re-hashing the path from the root for each.
+ */
+export class DecodedAccountStateManager extends MerkleStateManager {
+  /** Accounts written to the trie since {@link takeFlushedAccounts} (by lowercase hex; undefined: deleted). */
+  private flushed = new Map<string, Account | undefined>();
+
+  /** The accounts written to the trie by the flushes since the last call, as they now stand. */
+  takeFlushedAccounts(): Map<string, Account | undefined> {
+    const accounts = this.flushed;
+    this.flushed = new Map();
+    return accounts;
+  }
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const entry = this._caches?.account?.get(address);
+    if (entry instanceof DecodedAccountEntry) return copyAccount(entry.account);
+    return super.getAccount(address);
+  }
+
+  /**
+   * Puts a slot into the storage cache only; the flush writes it to the trie. (The stock method, by
+   * an operator slip, also writes every slot straight to the storage trie, re-hashing its path and
+   * the account's on each SSTORE.)
+   */
+  override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    const storage = this._caches?.storage;
+    if (!storage) return super.putStorage(address, key, value);
+    if (key.length !== 32) throw new Error("Storage key must be 32 bytes long");
+    if (value.length > 32) throw new Error("Storage value cannot be longer than 32 bytes");
+    if ((await this.getAccount(address)) === undefined)
+      throw new Error("putStorage() called on non-existing account");
+    storage.put(address, key, RLP.encode(unpadBytes(value)));
+  }
+
+  /** Writes every cached change to the tries, in the stock order: code, storage, then accounts. */
+  override async flush(): Promise<void> {
+    if (!this._caches?.account || this._prefixStorageTrieKeys) return super.flush();
+    await this.flushCode();
+    await this.flushStorage();
+    await this.flushAccounts();
+  }
+
+  private async flushCode(): Promise<void> {
+    for (const [addressHex, { code }] of this._caches?.code?.flush() ?? []) {
+      if (code === undefined) continue;
+      const address = createAddressFromString(`0x${addressHex}`);
+      const codeHash = keccak256(code);
+      const key = this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash;
+      await this._getCodeDB().put(key, code);
+      if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account());
+      await this.modifyAccountFields(address, { codeHash });
+    }
+  }
+
+  /** Each contract's changed slots go into its storage trie in one pass; its account gets the new root. */
+  private async flushStorage(): Promise<void> {
+    const byAddress = new Map<string, [Uint8Array, Uint8Array][]>();
+    for (const [addressHex, keyHex, value] of this._caches?.storage?.flush() ?? []) {
+      const decoded = RLP.decode(value ?? new Uint8Array()) as Uint8Array;
+      const stored = decoded.length > 0 ? RLP.encode(decoded) : new Uint8Array();
+      const slots = byAddress.get(addressHex) ?? [];
+      byAddress.set(addressHex, slots);
+      slots.push([keccak256(hexToBytes(`0x${keyHex}`)), stored]);
+    }
+    for (const [addressHex, slots] of byAddress) {
+      const address = createAddressFromString(`0x${addressHex}`);
+      const account = await this.getAccount(address);
+      if (!account) continue;
+      account.storageRoot = await updateTrie(account.storageRoot, slots, this.nodeStore(), keccak256);
+      // A storage trie opened earlier for reads must follow the new root.
+      this._storageTries[bytesToHex(keccak256(address.bytes)).slice(2)]?.root(account.storageRoot);
+      await this.putAccount(address, account);
+    }
+  }
+
+  private async flushAccounts(): Promise<void> {
+    const updates = this._caches!.account!.flush().map(([addressHex, entry]) => {
+      const encoded = entry.accountRLP;
+      this.flushed.set(
+        `0x${addressHex}`,
+        encoded === undefined
+          ? undefined
+          : entry instanceof DecodedAccountEntry
+            ? copyAccount(entry.account)
+            : createAccountFromRLP(encoded),
+      );
+      return [keccak256(hexToBytes(`0x${addressHex}`)), encoded ?? new Uint8Array()] as const;
+    });
+    if (updates.length === 0) return;
+    this._trie.root(await updateTrie(this._trie.root(), updates, this.nodeStore(), keccak256));
+  }
+
+  /** The account trie's node database (checkpoint-aware), as {@link updateTrie} reads and writes it. */
+  private nodeStore(): TrieNodeStore {
+    const nodes = this._trie.database();
+    return {
+      get: async (hash) => (await nodes.get(hash)) ?? undefined,
+      put: (hash, node) => nodes.put(hash, node),
+    };
+  }
+}

@@ -1,0 +1,123 @@
+import { createFeeMarket1559Tx } from "@ethereumjs/tx";
+import {
+  bytesToHex,
+  createAddressFromString,
+  createContractAddress,
+  hexToBytes,
+  setLengthLeft,
+} from "@ethereumjs/util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type OpenedChain, openChain } from "../../chain/open-chain.js";
+import { testConfig } from "../../config/node-config.js";
+import { deriveDevAccounts } from "../../dev-accounts.js";
+import { BlockExecutor } from "../block/block-executor.js";
+import { cachedEntryCount } from "./state-caches.js";
+import { carriedState, type StateStep, WarmStates } from "./state-carry.js";
+
+const GWEI = 1_000_000_000n;
+// Stores 1 in slot 0, then deploys a runtime that stores its first calldata word in slot 0.
+const CREATION = "0x60016000556007601160003960076000f360003560005500";
+const COINBASE = createAddressFromString("0x00000000000000000000000000000000000000cb");
+const RECIPIENT = "0x00000000000000000000000000000000000000aa";
+
+describe("state carried from a block's parent", () => {
+  let opened: OpenedChain;
+  const steps: StateStep[] = [];
+  beforeAll(async () => {
+    opened = await openChain(testConfig().network, null);
+    opened.chain.events.on("stateStep", (step) => steps.push(step));
+  });
+  afterAll(async () => {
+    await opened?.close();
+  });
+
+  it("answers every read as the state opened at the block's root, and starts with what the parent had cached", async () => {
+    const { chain, common, trieDb, chainView } = opened;
+    const executor = new BlockExecutor(common, chain.states, trieDb, chainView);
+    const [sender, bystander] = deriveDevAccounts(testConfig().network);
+    const key = sender!.privateKey;
+    let nonce = 0n;
+    const mine = async (txs: { to?: string; data?: string; value?: bigint }[]) => {
+      const candidates = txs.map(({ to, data, value }) => {
+        const tx = createFeeMarket1559Tx(
+          {
+            chainId: common.chainId(),
+            nonce: nonce++,
+            maxFeePerGas: 100n * GWEI,
+            maxPriorityFeePerGas: GWEI,
+            gasLimit: 200_000n,
+            ...(to ? { to: to as `0x${string}` } : {}),
+            ...(data ? { data: hexToBytes(data as `0x${string}`) } : {}),
+            value: value ?? 0n,
+          },
+          { common },
+        ).sign(key);
+        return { tx, senderAddress: tx.getSenderAddress(), sender: sender!.address.toLowerCase() };
+      });
+      const parent = chain.head;
+      const built = await executor.build(parent, candidates, {
+        timestamp: parent.header.timestamp + 1n,
+        coinbase: COINBASE.bytes,
+      });
+      expect(built.rejected).toEqual([]);
+      expect(built.receipts.every((receipt) => receipt.status === 1)).toBe(true);
+      await chain.commit(built);
+      return built.block;
+    };
+    const from = createAddressFromString(sender!.address);
+    const contract = createContractAddress(from, nonce);
+    const first = await mine([{ data: CREATION }, { to: RECIPIENT, value: 5n }]);
+
+    const addresses = [
+      from,
+      contract,
+      COINBASE,
+      createAddressFromString(RECIPIENT),
+      createAddressFromString(bystander!.address),
+    ];
+    const slots = [new Uint8Array(32), setLengthLeft(new Uint8Array([1]), 32)];
+    const read = async (state: ReturnType<WarmStates["at"]>) => {
+      const seen: unknown[] = [];
+      for (const address of addresses) {
+        const account = await state.getAccount(address);
+        seen.push(account ? [account.nonce, account.balance, bytesToHex(account.storageRoot)] : null);
+        seen.push(bytesToHex(await state.getCode(address)));
+        if (account) for (const slot of slots) seen.push(bytesToHex(await state.getStorage(address, slot)));
+      }
+      return seen;
+    };
+
+    const warm = new WarmStates(chain.states, 2);
+    const before = warm.at(first.header.stateRoot);
+    await read(before);
+    expect(await before.getStorage(contract, slots[0]!)).toEqual(new Uint8Array([1]));
+
+    // The contract's slot changes, the sender, recipient and coinbase change; the bystander does not.
+    const word = setLengthLeft(new Uint8Array([42]), 32);
+    const second = await mine([
+      { to: contract.toString(), data: bytesToHex(word) },
+      { to: RECIPIENT, value: 7n },
+    ]);
+    const step = steps.at(-1)!;
+    expect(bytesToHex(step.parentRoot)).toBe(bytesToHex(first.header.stateRoot));
+    expect(bytesToHex(step.root)).toBe(bytesToHex(second.header.stateRoot));
+    for (const address of [from, contract, COINBASE, createAddressFromString(RECIPIENT)])
+      expect(step.changed).toContain(address.toString());
+    expect(step.changed).not.toContain(bystander!.address.toLowerCase());
+
+    warm.record(step);
+    const after = warm.at(second.header.stateRoot);
+    // Warm from the start: the bystander's entries came along.
+    expect(cachedEntryCount(after)).toBeGreaterThan(0);
+    const cold = chain.states.at(second.header.stateRoot);
+    expect(await read(after)).toEqual(await read(cold));
+    expect(await after.getStorage(contract, slots[0]!)).toEqual(new Uint8Array([42]));
+    // The parent's state is untouched by the carry.
+    expect(await before.getStorage(contract, slots[0]!)).toEqual(new Uint8Array([1]));
+
+    // Without the block's changed addresses the carried caches would answer the parent's values: the
+    // list is what keeps the carried state right.
+    const stale = carriedState(chain.states, before, { ...step, changed: [] });
+    expect(await stale.getStorage(contract, slots[0]!)).toEqual(new Uint8Array([1]));
+  });
+});

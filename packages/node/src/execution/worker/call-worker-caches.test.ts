@@ -1,0 +1,172 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CallRequest } from "@strata/protocol";
+import type { Address } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rpc, viemClients } from "../../e2e/clients.js";
+import { startTestNode, type TestNode } from "../../testing/test-node.js";
+import { runLimit } from "../evm/run-limits.js";
+import type { StorageCacheBounds } from "../state/chain-storage.js";
+import { DEFAULT_TRACE_LIMITS } from "../tracing/trace-options.js";
+import { CallWorkerPool } from "./call-worker-pool.js";
+
+// Creation code of a contract whose code, `JUMPDEST PUSH1 0 JUMP`, loops until its gas runs out.
+const LOOPER_CODE = "0x635b6000566000526004601cf3";
+/** Decoded blocks one worker keeps (the store's block cache). */
+const BLOCK_CACHE_ENTRIES = 512;
+const WORKERS = 1;
+
+let datadir: string;
+let t: TestNode;
+
+beforeAll(async () => {
+  datadir = mkdtempSync(join(tmpdir(), "strata-worker-caches-"));
+  t = await startTestNode({ datadir, rpc: { callWorkers: WORKERS, evmTimeoutMs: 3_000 } });
+});
+
+afterAll(async () => {
+  await t?.stop();
+  rmSync(datadir, { recursive: true, force: true });
+});
+
+/** `strata_cache_size` and `strata_cache_bound` of every cache in the node's /metrics. */
+async function caches(): Promise<Map<string, { size: number; bound: number }>> {
+  const text = await (await fetch(`${t.url}/metrics`)).text();
+  const found = new Map<string, { size: number; bound: number }>();
+  for (const line of text.split("\n")) {
+    const match = /^strata_cache_(size|bound)\{cache="([^"]+)"[^}]*\} (\S+)$/.exec(line);
+    if (!match) continue;
+    const [, kind, name, value] = match;
+    const entry = found.get(name!) ?? { size: Number.NaN, bound: Number.NaN };
+    entry[kind as "size" | "bound"] = Number(value);
+    found.set(name!, entry);
+  }
+  return found;
+}
+
+/** One worker's sizes and bounds, as `pool` reports them once asked. */
+async function poolCaches(pool: CallWorkerPool): Promise<Map<string, { size: number; bound: number }>> {
+  await pool.refreshSizes(30_000);
+  return new Map(pool.boundedStructures().map(({ name, bound, size }) => [name, { size: size(), bound }]));
+}
+
+/** Calls handed to the workers so far (`strata_call_worker_calls_total`). */
+async function workerCalls(): Promise<number> {
+  const text = await (await fetch(`${t.url}/metrics`)).text();
+  return Number(/^strata_call_worker_calls_total (\S+)$/m.exec(text)?.[1]);
+}
+
+describe("execution workers' caches in /metrics", () => {
+  it("reports each worker cache with its bound, and the block cache stays at its bound when calls read more blocks", async () => {
+    const blocks = BLOCK_CACHE_ENTRIES + 100;
+    await rpc(t.url, "anvil_mine", [`0x${blocks.toString(16)}`]);
+    const before = await caches();
+    for (const name of [
+      "worker_blocks",
+      "worker_receipts",
+      "worker_receipts_stored_bytes",
+      "worker_trie_nodes",
+      "worker_pending_trie_nodes",
+      "worker_pending_warm_state",
+    ])
+      expect(before.get(name), name).toBeDefined();
+    expect(before.get("worker_blocks")?.bound).toBe(WORKERS * BLOCK_CACHE_ENTRIES);
+    expect(before.get("worker_trie_nodes")?.bound).toBe(WORKERS * before.get("trie_nodes")!.bound);
+    expect(before.get("worker_receipts")?.bound).toBe(WORKERS * before.get("receipts")!.bound);
+    // A call at each block: the worker reads every one of them.
+    for (let n = 1; n <= blocks; n++) {
+      const answer = await rpc(t.url, "eth_call", [
+        { to: "0x00000000000000000000000000000000000000aa" },
+        `0x${n.toString(16)}`,
+      ]);
+      expect(answer.error).toBeUndefined();
+      if (n % 100 === 0) {
+        const { size, bound } = (await caches()).get("worker_blocks")!;
+        expect(size).toBeLessThanOrEqual(bound);
+      }
+    }
+    expect((await caches()).get("worker_blocks")).toEqual({
+      size: WORKERS * BLOCK_CACHE_ENTRIES,
+      bound: WORKERS * BLOCK_CACHE_ENTRIES,
+    });
+  });
+
+  it("answers a scrape while the worker runs a long call, with the worker's last figures", async () => {
+    const { wallet, publicClient } = viemClients(t.url);
+    const hash = await wallet.sendTransaction({ data: LOOPER_CODE });
+    const looper: Address = (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
+    const idle = (await caches()).get("worker_blocks")!;
+    const dispatched = await workerCalls();
+    let settled = false;
+    const looping = rpc(t.url, "eth_call", [{ to: looper, gas: "0x2faf080" }, "latest"]).finally(() => {
+      settled = true;
+    });
+    while ((await workerCalls()) === dispatched) await new Promise((r) => setTimeout(r, 5));
+    const busy = (await caches()).get("worker_blocks")!;
+    expect(settled).toBe(false);
+    expect(busy).toEqual(idle);
+    expect((await looping).error).toBeDefined();
+  });
+});
+
+describe("execution workers' caches past small bounds", () => {
+  const bounds = {
+    store: { blocks: 8, receiptBlocks: 6, receiptBytes: 1024 * 1024 },
+    trieNodes: 16,
+  } as const satisfies StorageCacheBounds;
+  let pool: CallWorkerPool;
+
+  beforeAll(async () => {
+    const head = Number(t.node.chain.head.header.number);
+    if (head < 30) await rpc(t.url, "anvil_mine", [`0x${(30 - head).toString(16)}`]);
+    const { config } = t.node;
+    pool = new CallWorkerPool(
+      {
+        chaindata: join(datadir, "chaindata"),
+        network: config.network,
+        gasCap: config.rpc.gasCap,
+        maxQueueWaitMs: config.rpc.maxQueueWaitMs,
+        evmTimeoutMs: config.rpc.evmTimeoutMs,
+        traceLimits: DEFAULT_TRACE_LIMITS,
+        cacheBounds: bounds,
+      },
+      1,
+    );
+    await pool.ready();
+  });
+
+  afterAll(async () => {
+    await pool?.close();
+  });
+
+  const block = (n: number) => t.node.chain.blockByNumber(BigInt(n))!;
+
+  it("keeps the decoded blocks and the trie nodes at their bounds when calls read more", async () => {
+    const request = CallRequest.parse({ to: "0x00000000000000000000000000000000000000aa" });
+    for (let n = 1; n <= 30; n++) {
+      const result = await pool.call(request, block(n), runLimit(10_000));
+      expect(result && "ok" in result).toBe(true);
+    }
+    const sizes = await poolCaches(pool);
+    expect(sizes.get("worker_blocks")).toEqual({ size: bounds.store.blocks, bound: bounds.store.blocks });
+    expect(sizes.get("worker_trie_nodes")).toEqual({ size: bounds.trieNodes, bound: bounds.trieNodes });
+  });
+
+  it("keeps the decoded receipts at their bound when traces read more blocks' receipts", async () => {
+    for (let n = 1; n <= 12; n++) {
+      const task = {
+        kind: "traceBlock",
+        blockHash: block(n).hash(),
+        options: { tracer: "callTracer" },
+      } as const;
+      expect(await pool.run(task, runLimit(10_000))).toEqual([]);
+    }
+    const sizes = await poolCaches(pool);
+    expect(sizes.get("worker_receipts")).toEqual({
+      size: bounds.store.receiptBlocks,
+      bound: bounds.store.receiptBlocks,
+    });
+    expect(sizes.get("worker_receipts_stored_bytes")?.bound).toBe(bounds.store.receiptBytes);
+  });
+});
