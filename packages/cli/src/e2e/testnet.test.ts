@@ -1,6 +1,8 @@
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createWalletClient, http, parseEther } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,6 +20,8 @@ import {
 const BASE_PORT = TEST_PORT_BASE;
 const MNEMONIC = "test test test test test test test test test test test junk";
 const sender = mnemonicToAccount(MNEMONIC, { addressIndex: 7 });
+/** The hostile peer program, run as a process of its own. */
+const HOSTILE_PEER = fileURLToPath(new URL("../../../node/src/testing/hostile-peer.ts", import.meta.url));
 const reporter = mnemonicToAccount(MNEMONIC, { addressIndex: 8 });
 
 interface ValidatorJson {
@@ -170,6 +174,40 @@ describe("strata testnet: four validator processes over p2p", () => {
     }
     expect(await nodes[3]!.client.getTransactionCount({ address: sender.address })).toBe(start + 4);
   }, 120_000);
+
+  it("a hostile peer process (duplicate flood, garbage and oversized frames, badly sealed and far-future orphan blocks) is dropped and banned; the network stays live", async () => {
+    const hostile = spawn(
+      process.execPath,
+      ["--import", "tsx", HOSTILE_PEER, testnet.bootnodes[0]!, nodes[0]!.url],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    const timer = setTimeout(() => hostile.kill("SIGKILL"), 90_000);
+    let output = "";
+    hostile.stdout!.on("data", (chunk) => {
+      output += String(chunk);
+    });
+    const code = await new Promise((resolve) => hostile.once("exit", resolve));
+    clearTimeout(timer);
+    expect(code).toBe(0);
+    const seen = JSON.parse(output.trim().split("\n").at(-1)!) as {
+      dropped: boolean;
+      refused: boolean;
+      tx: `0x${string}`;
+    };
+    expect(seen).toMatchObject({ dropped: true, refused: true });
+    // The flooded transaction is mined once and seen by every node; the chain goes on.
+    const receipt = await until(
+      "the flooded transaction mined",
+      () => nodes[1]!.client.getTransactionReceipt({ hash: seen.tx }).catch(() => undefined),
+      60_000,
+    );
+    expect(receipt.status).toBe("success");
+    await agreedHash(receipt.blockNumber);
+    await blocksPass(3n);
+    expect(await rpc<string>(nodes[0]!.url, "net_peerCount")).toBe("0x3");
+  }, 150_000);
 
   /** Finalized on node 0 when the second validator went down. */
   let finalizedWithTwoDown = 0n;
