@@ -1,3 +1,4 @@
+import type { MetricsEndpoint } from "@strata/protocol/metrics-server";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /** A label-bound counter or histogram, as prom-client's `labels(...)` returns it. */
@@ -24,7 +25,7 @@ export interface GrowingStructure {
  * The gateway's Prometheus metrics, in a registry of their own (served on GET /metrics), with
  * prom-client's process and Node.js runtime metrics.
  */
-export class GatewayMetrics {
+export class GatewayMetrics implements MetricsEndpoint {
   readonly registry = new Registry();
   private readonly methods = new Set<string>();
   private readonly included: Registry[] = [];
@@ -43,6 +44,11 @@ export class GatewayMetrics {
   async render(): Promise<string> {
     const texts = await Promise.all([this.registry, ...this.included].map((r) => r.metrics()));
     return texts.join("\n");
+  }
+
+  /** The content type of {@link render}'s text. */
+  get contentType(): string {
+    return this.registry.contentType;
   }
 
   /** JSON-RPC calls and REST requests by method, tier and HTTP status. */
