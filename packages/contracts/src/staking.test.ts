@@ -70,6 +70,15 @@ const recordSlot = (evm: TestEvm, proposer: `0x${string}`, missed: `0x${string}`
 const distribute = (evm: TestEvm, value: bigint) =>
   evm.systemCall({ address, abi, functionName: "distributeRewards", value });
 
+const registerValidator = (evm: TestEvm, from: Address, commission: bigint, selfStake: bigint) =>
+  evm.write({ address, abi, functionName: "registerValidator", args: [commission], from, value: selfStake });
+
+const delegate = (evm: TestEvm, from: Address, validator: Address, value: bigint) =>
+  evm.write({ address, abi, functionName: "delegate", args: [validator], from, value });
+
+const undelegate = (evm: TestEvm, from: Address, validator: Address, amount: bigint) =>
+  evm.write({ address, abi, functionName: "undelegate", args: [validator, amount], from });
+
 const info = (evm: TestEvm, v: `0x${string}`) =>
   evm.read({ address, abi, functionName: "getValidator", args: [v] });
 
@@ -172,22 +181,20 @@ describe("Staking: genesis", () => {
 describe("Staking: validators and delegation", () => {
   it("registerValidator enforces the minimum self-stake, the commission bound and uniqueness", async () => {
     const evm = await setup();
-    const register = (from: `0x${string}`, commission: bigint, value: bigint) =>
-      evm.write({ address, abi, functionName: "registerValidator", args: [commission], from, value });
-    await expect(register(V4, 0n, 99n * STRA)).rejects.toMatchObject({
+    await expect(registerValidator(evm, V4, 0n, 99n * STRA)).rejects.toMatchObject({
       errorName: "StakeBelowMinimum",
       args: [99n * STRA, 100n * STRA],
     });
-    await expect(register(V4, STRA + 1n, 100n * STRA)).rejects.toMatchObject({
+    await expect(registerValidator(evm, V4, STRA + 1n, 100n * STRA)).rejects.toMatchObject({
       errorName: "CommissionTooHigh",
       args: [STRA + 1n, STRA],
     });
-    await expect(register(V1, 0n, 100n * STRA)).rejects.toMatchObject({
+    await expect(registerValidator(evm, V1, 0n, 100n * STRA)).rejects.toMatchObject({
       errorName: "AlreadyRegistered",
       args: [V1],
     });
     evm.setBlock(4n);
-    const res = await register(V4, 7n * PCT, 150n * STRA);
+    const res = await registerValidator(evm, V4, 7n * PCT, 150n * STRA);
     expect(TestEvm.events(res, abi, "ValidatorRegistered")).toEqual([
       { validator: V4, selfStake: 150n * STRA, commission: 7n * PCT },
     ]);
@@ -198,14 +205,7 @@ describe("Staking: validators and delegation", () => {
 
   it("a new validator joins the active set at the epoch boundary when its stake ranks it there", async () => {
     const evm = await setup();
-    await evm.write({
-      address,
-      abi,
-      functionName: "registerValidator",
-      args: [0n],
-      from: V4,
-      value: 150n * STRA,
-    });
+    await registerValidator(evm, V4, 0n, 150n * STRA);
     expect(await active(evm)).toEqual([V1, V2, V3]);
     const top = await evm.read({ address, abi, functionName: "topValidators", args: [3n] });
     expect(top.map((v) => v.validator)).toEqual([V1, V2, V4]);
@@ -219,19 +219,17 @@ describe("Staking: validators and delegation", () => {
 
   it("delegate checks the validator and the amount, and books the stake", async () => {
     const evm = await setup();
-    const delegate = (from: `0x${string}`, validator: `0x${string}`, value: bigint) =>
-      evm.write({ address, abi, functionName: "delegate", args: [validator], from, value });
-    await expect(delegate(D1, STRANGER, STRA)).rejects.toMatchObject({
+    await expect(delegate(evm, D1, STRANGER, STRA)).rejects.toMatchObject({
       errorName: "UnknownValidator",
       args: [STRANGER],
     });
-    await expect(delegate(D1, V1, 0n)).rejects.toMatchObject({ errorName: "ZeroAmount" });
-    const res = await delegate(D1, V1, 40n * STRA);
+    await expect(delegate(evm, D1, V1, 0n)).rejects.toMatchObject({ errorName: "ZeroAmount" });
+    const res = await delegate(evm, D1, V1, 40n * STRA);
     expect(TestEvm.events(res, abi, "Delegated")).toEqual([
       { delegator: D1, validator: V1, amount: 40n * STRA },
     ]);
-    await delegate(D1, V2, 10n * STRA);
-    await delegate(D1, V1, 2n * STRA);
+    await delegate(evm, D1, V2, 10n * STRA);
+    await delegate(evm, D1, V1, 2n * STRA);
     expect(await evm.read({ address, abi, functionName: "getDelegations", args: [D1] })).toEqual([
       { validator: V1, amount: 42n * STRA, pendingRewards: 0n },
       { validator: V2, amount: 10n * STRA, pendingRewards: 0n },
@@ -244,32 +242,30 @@ describe("Staking: validators and delegation", () => {
 
   it("a validator delegating to itself adds self-stake", async () => {
     const evm = await setup();
-    await evm.write({ address, abi, functionName: "delegate", args: [V3], from: V3, value: 5n * STRA });
+    await delegate(evm, V3, V3, 5n * STRA);
     expect(await info(evm, V3)).toMatchObject({ selfStake: 105n * STRA, delegatedStake: 0n });
     expect(await evm.read({ address, abi, functionName: "getDelegations", args: [V3] })).toEqual([]);
   });
 
   it("undelegate checks amount and validator, and queues the amount for unbondingPeriod blocks", async () => {
     const evm = await setup();
-    await evm.write({ address, abi, functionName: "delegate", args: [V1], from: D1, value: 100n * STRA });
-    const undelegate = (from: `0x${string}`, validator: `0x${string}`, amount: bigint) =>
-      evm.write({ address, abi, functionName: "undelegate", args: [validator, amount], from });
-    await expect(undelegate(D1, V1, 100n * STRA + 1n)).rejects.toMatchObject({
+    await delegate(evm, D1, V1, 100n * STRA);
+    await expect(undelegate(evm, D1, V1, 100n * STRA + 1n)).rejects.toMatchObject({
       errorName: "InsufficientStake",
       args: [100n * STRA, 100n * STRA + 1n],
     });
-    await expect(undelegate(D1, V2, 1n)).rejects.toMatchObject({
+    await expect(undelegate(evm, D1, V2, 1n)).rejects.toMatchObject({
       errorName: "InsufficientStake",
       args: [0n, 1n],
     });
-    await expect(undelegate(D1, V1, 0n)).rejects.toMatchObject({ errorName: "ZeroAmount" });
-    await expect(undelegate(D1, STRANGER, 1n)).rejects.toMatchObject({
+    await expect(undelegate(evm, D1, V1, 0n)).rejects.toMatchObject({ errorName: "ZeroAmount" });
+    await expect(undelegate(evm, D1, STRANGER, 1n)).rejects.toMatchObject({
       errorName: "UnknownValidator",
       args: [STRANGER],
     });
 
     evm.setBlock(3n);
-    const res = await undelegate(D1, V1, 30n * STRA);
+    const res = await undelegate(evm, D1, V1, 30n * STRA);
     expect(TestEvm.events(res, abi, "Undelegated")).toEqual([
       { delegator: D1, validator: V1, amount: 30n * STRA, completionBlock: 23n },
     ]);
@@ -280,7 +276,7 @@ describe("Staking: validators and delegation", () => {
       { validator: V1, amount: 30n * STRA, completionBlock: 23n },
     ]);
     evm.setBlock(5n);
-    await undelegate(D1, V1, 70n * STRA);
+    await undelegate(evm, D1, V1, 70n * STRA);
     expect(await evm.read({ address, abi, functionName: "getDelegations", args: [D1] })).toEqual([]);
     expect(await evm.read({ address, abi, functionName: "getUnbonding", args: [D1] })).toEqual([
       { validator: V1, amount: 30n * STRA, completionBlock: 23n },
@@ -290,14 +286,14 @@ describe("Staking: validators and delegation", () => {
 
   it("withdraw pays matured entries only", async () => {
     const evm = await setup();
-    await evm.write({ address, abi, functionName: "delegate", args: [V1], from: D1, value: 100n * STRA });
+    await delegate(evm, D1, V1, 100n * STRA);
     const withdraw = (from: `0x${string}`) => evm.write({ address, abi, functionName: "withdraw", from });
     await expect(withdraw(D1)).rejects.toMatchObject({ errorName: "NothingToWithdraw" });
 
     evm.setBlock(3n);
-    await evm.write({ address, abi, functionName: "undelegate", args: [V1, 30n * STRA], from: D1 });
+    await undelegate(evm, D1, V1, 30n * STRA);
     evm.setBlock(5n);
-    await evm.write({ address, abi, functionName: "undelegate", args: [V1, 20n * STRA], from: D1 });
+    await undelegate(evm, D1, V1, 20n * STRA);
     evm.setBlock(22n);
     await expect(withdraw(D1)).rejects.toMatchObject({ errorName: "UnbondingNotComplete", args: [23n] });
 
@@ -320,64 +316,51 @@ describe("Staking: validators and delegation", () => {
 
   it("caps the number of pending unbonding entries", async () => {
     const evm = await setup();
-    await evm.write({ address, abi, functionName: "delegate", args: [V1], from: D1, value: 100n * STRA });
+    await delegate(evm, D1, V1, 100n * STRA);
     const max = await evm.read({ address, abi, functionName: "MAX_UNBONDING_ENTRIES" });
     for (let i = 0n; i < max; i++) {
-      await evm.write({ address, abi, functionName: "undelegate", args: [V1, 1n], from: D1 });
+      await undelegate(evm, D1, V1, 1n);
     }
-    await expect(
-      evm.write({ address, abi, functionName: "undelegate", args: [V1, 1n], from: D1 }),
-    ).rejects.toMatchObject({ errorName: "TooManyUnbondingEntries", args: [max] });
+    await expect(undelegate(evm, D1, V1, 1n)).rejects.toMatchObject({
+      errorName: "TooManyUnbondingEntries",
+      args: [max],
+    });
   });
 
   it("a validator may lower its self-stake to the minimum or exit entirely", async () => {
     const evm = await setup();
-    await evm.write({ address, abi, functionName: "delegate", args: [V1], from: D1, value: 10n * STRA });
-    const undelegate = (amount: bigint) =>
-      evm.write({ address, abi, functionName: "undelegate", args: [V1, amount], from: V1 });
-    await expect(undelegate(250n * STRA)).rejects.toMatchObject({
+    await delegate(evm, D1, V1, 10n * STRA);
+    await expect(undelegate(evm, V1, V1, 250n * STRA)).rejects.toMatchObject({
       errorName: "StakeBelowMinimum",
       args: [50n * STRA, 100n * STRA],
     });
-    await expect(undelegate(301n * STRA)).rejects.toMatchObject({
+    await expect(undelegate(evm, V1, V1, 301n * STRA)).rejects.toMatchObject({
       errorName: "InsufficientStake",
       args: [300n * STRA, 301n * STRA],
     });
-    await undelegate(100n * STRA);
+    await undelegate(evm, V1, V1, 100n * STRA);
     expect((await info(evm, V1)).selfStake).toBe(200n * STRA);
 
     evm.setBlock(4n);
-    const res = await undelegate(200n * STRA);
+    const res = await undelegate(evm, V1, V1, 200n * STRA);
     expect(TestEvm.events(res, abi, "ValidatorExited")).toEqual([{ validator: V1, unbondingUntil: 24n }]);
     expect(await active(evm)).toEqual([V2, V3]);
     expect(await info(evm, V1)).toMatchObject({ status: UNBONDING, selfStake: 0n, unbondingUntil: 24n });
-    await expect(
-      evm.write({ address, abi, functionName: "delegate", args: [V1], from: D2, value: STRA }),
-    ).rejects.toMatchObject({ errorName: "ValidatorNotBonded", args: [V1] });
+    await expect(delegate(evm, D2, V1, STRA)).rejects.toMatchObject({
+      errorName: "ValidatorNotBonded",
+      args: [V1],
+    });
     // delegators of an exited validator can still leave
-    await evm.write({ address, abi, functionName: "undelegate", args: [V1, 10n * STRA], from: D1 });
+    await undelegate(evm, D1, V1, 10n * STRA);
 
     evm.setBlock(24n);
     expect((await info(evm, V1)).status).toBe(INACTIVE);
     // re-registering cannot jump the commission beyond the per-epoch bound
-    await expect(
-      evm.write({
-        address,
-        abi,
-        functionName: "registerValidator",
-        args: [50n * PCT],
-        from: V1,
-        value: 120n * STRA,
-      }),
-    ).rejects.toMatchObject({ errorName: "CommissionChangeTooLarge", args: [10n * PCT, 50n * PCT, PCT] });
-    await evm.write({
-      address,
-      abi,
-      functionName: "registerValidator",
-      args: [9n * PCT],
-      from: V1,
-      value: 120n * STRA,
+    await expect(registerValidator(evm, V1, 50n * PCT, 120n * STRA)).rejects.toMatchObject({
+      errorName: "CommissionChangeTooLarge",
+      args: [10n * PCT, 50n * PCT, PCT],
     });
+    await registerValidator(evm, V1, 9n * PCT, 120n * STRA);
     expect(await info(evm, V1)).toMatchObject({
       selfStake: 120n * STRA,
       commission: 9n * PCT,
@@ -500,14 +483,7 @@ describe("Staking: slots, jailing and uptime", () => {
       await recordSlot(evm, V1, [V3]);
     }
     expect(await info(evm, V3)).toMatchObject({ jailed: true });
-    await evm.write({
-      address,
-      abi,
-      functionName: "registerValidator",
-      args: [0n],
-      from: V4,
-      value: 150n * STRA,
-    });
+    await registerValidator(evm, V4, 0n, 150n * STRA);
     evm.setBlock(9n);
     await distribute(evm, 0n);
     expect((await evm.read({ address, abi, functionName: "validatorSet" }))[0]).toEqual([V1, V2, V4]);
@@ -618,9 +594,9 @@ function rewardedSum(res: CallResult<unknown>): bigint {
 describe("Staking: rewards", () => {
   it("splits by stake, applies commission, and credits exactly msg.value", async () => {
     const evm = await setup();
-    await evm.write({ address, abi, functionName: "delegate", args: [V1], from: D1, value: 100n * STRA });
-    await evm.write({ address, abi, functionName: "delegate", args: [V1], from: D2, value: 50n * STRA + 7n });
-    await evm.write({ address, abi, functionName: "delegate", args: [V2], from: D2, value: 33n * STRA + 1n });
+    await delegate(evm, D1, V1, 100n * STRA);
+    await delegate(evm, D2, V1, 50n * STRA + 7n);
+    await delegate(evm, D2, V2, 33n * STRA + 1n);
     evm.setBlock(9n);
     const value = 10n ** 18n + 12_345n;
     const res = await distribute(evm, value);
@@ -672,42 +648,14 @@ describe("Staking: rewards", () => {
     for (let e = 0; e < values.length; e++) {
       const base = BigInt(e) * 10n;
       evm.setBlock(base + 1n);
-      await evm.write({
-        address,
-        abi,
-        functionName: "delegate",
-        args: [V1],
-        from: D1,
-        value: 3n * STRA + BigInt(e),
-      });
-      await evm.write({
-        address,
-        abi,
-        functionName: "delegate",
-        args: [V2],
-        from: D2,
-        value: 2n * STRA + 1n + BigInt(e),
-      });
+      await delegate(evm, D1, V1, 3n * STRA + BigInt(e));
+      await delegate(evm, D2, V2, 2n * STRA + 1n + BigInt(e));
       if (e === 1) {
-        await evm.write({
-          address,
-          abi,
-          functionName: "registerValidator",
-          args: [PCT],
-          from: V4,
-          value: 500n * STRA,
-        });
-        await evm.write({
-          address,
-          abi,
-          functionName: "delegate",
-          args: [V4],
-          from: D3,
-          value: 11n * STRA + 3n,
-        });
+        await registerValidator(evm, V4, PCT, 500n * STRA);
+        await delegate(evm, D3, V4, 11n * STRA + 3n);
       }
       if (e === 3) {
-        await evm.write({ address, abi, functionName: "undelegate", args: [V1, STRA], from: D1 });
+        await undelegate(evm, D1, V1, STRA);
         await evm.write({ address, abi, functionName: "claimRewards", args: [V2], from: D2 });
       }
       evm.setBlock(base + 9n);
@@ -752,7 +700,7 @@ describe("Staking: rewards", () => {
     evm.setBlock(9n);
     await distribute(evm, STRA);
     evm.setBlock(10n);
-    await evm.write({ address, abi, functionName: "delegate", args: [V1], from: D1, value: 100n * STRA });
+    await delegate(evm, D1, V1, 100n * STRA);
     expect(await evm.read({ address, abi, functionName: "pendingRewards", args: [D1] })).toBe(0n);
   });
 
@@ -776,14 +724,7 @@ describe("Staking: rewards", () => {
   it("defers rewards while no stake is active", async () => {
     const evm = await setup([]);
     evm.setBlock(2n);
-    await evm.write({
-      address,
-      abi,
-      functionName: "registerValidator",
-      args: [0n],
-      from: V1,
-      value: 100n * STRA,
-    });
+    await registerValidator(evm, V1, 0n, 100n * STRA);
     evm.setBlock(9n);
     const res = await distribute(evm, 5n);
     expect(TestEvm.events(res, abi, "RewardsDeferred")).toEqual([{ epoch: 0n, amount: 5n }]);
@@ -802,15 +743,8 @@ describe("Staking: rewards", () => {
 describe("Staking: views", () => {
   it("getValidators lists every validator with its status", async () => {
     const evm = await setup();
-    await evm.write({
-      address,
-      abi,
-      functionName: "registerValidator",
-      args: [0n],
-      from: V4,
-      value: 100n * STRA,
-    });
-    await evm.write({ address, abi, functionName: "undelegate", args: [V3, 100n * STRA], from: V3 });
+    await registerValidator(evm, V4, 0n, 100n * STRA);
+    await undelegate(evm, V3, V3, 100n * STRA);
     const list = await evm.read({ address, abi, functionName: "getValidators" });
     expect(list.map((v) => [v.validator, v.status])).toEqual([
       [V1, ACTIVE],
@@ -850,8 +784,8 @@ describe("Staking: payments and limits", () => {
     const R = testAccount(77);
     await evm.setCode(R, REJECTING);
     await evm.fund(R, 100n * STRA);
-    await evm.write({ address, abi, functionName: "delegate", args: [V1], from: R, value: 10n * STRA });
-    await evm.write({ address, abi, functionName: "undelegate", args: [V1, 10n * STRA], from: R });
+    await delegate(evm, R, V1, 10n * STRA);
+    await undelegate(evm, R, V1, 10n * STRA);
     evm.setBlock(30n);
     await expect(evm.write({ address, abi, functionName: "withdraw", from: R })).rejects.toMatchObject({
       errorName: "TransferFailed",
@@ -865,13 +799,13 @@ describe("Staking: payments and limits", () => {
     const A = testAccount(78);
     await evm.setCode(A, reentrant(address, "claimRewards()"));
     await evm.fund(A, 200n * STRA);
-    await evm.write({ address, abi, functionName: "delegate", args: [V1], from: A, value: 100n * STRA });
+    await delegate(evm, A, V1, 100n * STRA);
     evm.setBlock(9n);
     await distribute(evm, 10n * STRA);
     const pending = await evm.read({ address, abi, functionName: "pendingRewards", args: [A] });
     expect(pending).toBeGreaterThan(0n);
     evm.setBlock(10n);
-    await evm.write({ address, abi, functionName: "undelegate", args: [V1, 10n * STRA], from: A });
+    await undelegate(evm, A, V1, 10n * STRA);
     evm.setBlock(30n);
     const before = await evm.balance(A);
     await evm.write({ address, abi, functionName: "withdraw", from: A });
@@ -888,35 +822,15 @@ describe("Staking: payments and limits", () => {
     for (let i = 3n; i < max; i++) {
       const v = testAccount(5000 + Number(i));
       await evm.fund(v, 100n * STRA);
-      await evm.write({
-        address,
-        abi,
-        functionName: "registerValidator",
-        args: [0n],
-        from: v,
-        value: 100n * STRA,
-      });
+      await registerValidator(evm, v, 0n, 100n * STRA);
     }
-    await expect(
-      evm.write({
-        address,
-        abi,
-        functionName: "registerValidator",
-        args: [0n],
-        from: V4,
-        value: 100n * STRA,
-      }),
-    ).rejects.toMatchObject({ errorName: "TooManyValidators", args: [max] });
-    // an exit frees a place
-    await evm.write({ address, abi, functionName: "undelegate", args: [V3, 100n * STRA], from: V3 });
-    await evm.write({
-      address,
-      abi,
-      functionName: "registerValidator",
-      args: [0n],
-      from: V4,
-      value: 100n * STRA,
+    await expect(registerValidator(evm, V4, 0n, 100n * STRA)).rejects.toMatchObject({
+      errorName: "TooManyValidators",
+      args: [max],
     });
+    // an exit frees a place
+    await undelegate(evm, V3, V3, 100n * STRA);
+    await registerValidator(evm, V4, 0n, 100n * STRA);
   });
 });
 
@@ -933,14 +847,7 @@ describe("Staking: gas with 21 validators", () => {
     for (const [i, v] of validators.entries()) {
       for (const d of [testAccount(2000 + 2 * i), testAccount(2001 + 2 * i)]) {
         await evm.fund(d, 100n * STRA);
-        await evm.write({
-          address,
-          abi,
-          functionName: "delegate",
-          args: [v.validator],
-          from: d,
-          value: 10n * STRA,
-        });
+        await delegate(evm, d, v.validator, 10n * STRA);
       }
     }
     const gas: Record<string, bigint> = {};
@@ -1021,16 +928,9 @@ describe("Staking: double-sign slashing", () => {
   async function withSigner() {
     const evm = await setup();
     await evm.fund(SIGNER, 10_000n * STRA);
-    await evm.write({
-      address,
-      abi,
-      functionName: "registerValidator",
-      args: [0n],
-      from: SIGNER,
-      value: 1000n * STRA,
-    });
-    await evm.write({ address, abi, functionName: "delegate", args: [SIGNER], from: D1, value: 400n * STRA });
-    await evm.write({ address, abi, functionName: "delegate", args: [SIGNER], from: D2, value: 100n * STRA });
+    await registerValidator(evm, SIGNER, 0n, 1000n * STRA);
+    await delegate(evm, D1, SIGNER, 400n * STRA);
+    await delegate(evm, D2, SIGNER, 100n * STRA);
     evm.setBlock(9n);
     await distribute(evm, 10n * STRA);
     evm.setBlock(12n);
@@ -1087,8 +987,8 @@ describe("Staking: double-sign slashing", () => {
       errorName: "JailCooldownActive",
     });
     // The slashed validator and its delegators can still leave with what is left.
-    await evm.write({ address, abi, functionName: "undelegate", args: [SIGNER, 900n * STRA], from: SIGNER });
-    await evm.write({ address, abi, functionName: "undelegate", args: [SIGNER, 360n * STRA], from: D1 });
+    await undelegate(evm, SIGNER, SIGNER, 900n * STRA);
+    await undelegate(evm, D1, SIGNER, 360n * STRA);
   });
 
   it("rejects seal evidence that proves nothing", async () => {
@@ -1149,21 +1049,15 @@ describe("Staking: double-sign slashing", () => {
     const delegators = Array.from({ length: 257 }, (_, i) => testAccount(1000 + i));
     for (const d of delegators.slice(0, 256)) {
       await evm.fund(d, STRA);
-      await evm.write({ address, abi, functionName: "delegate", args: [V3], from: d, value: STRA });
+      await delegate(evm, d, V3, STRA);
     }
     await evm.fund(delegators[256]!, STRA);
-    await expect(
-      evm.write({ address, abi, functionName: "delegate", args: [V3], from: delegators[256]!, value: STRA }),
-    ).rejects.toMatchObject({ errorName: "TooManyDelegators", args: [256n] });
-    // A delegator leaving frees a place.
-    await evm.write({ address, abi, functionName: "undelegate", args: [V3, STRA], from: delegators[0]! });
-    await evm.write({
-      address,
-      abi,
-      functionName: "delegate",
-      args: [V3],
-      from: delegators[256]!,
-      value: STRA,
+    await expect(delegate(evm, delegators[256]!, V3, STRA)).rejects.toMatchObject({
+      errorName: "TooManyDelegators",
+      args: [256n],
     });
+    // A delegator leaving frees a place.
+    await undelegate(evm, delegators[0]!, V3, STRA);
+    await delegate(evm, delegators[256]!, V3, STRA);
   });
 });

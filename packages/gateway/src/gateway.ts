@@ -1,5 +1,6 @@
 import { type Database, openDatabase } from "@strata/db";
 import { type AnyRpcCall, rpcRequest } from "@strata/protocol";
+import { isLoopback, type MetricsServer, serveMetricsEndpoint } from "@strata/protocol/metrics-server";
 import { type Logger, pino } from "pino";
 import type { Registry } from "prom-client";
 import { type Clock, systemClock } from "./clock.js";
@@ -18,7 +19,6 @@ import { RpcProxy } from "./rpc/rpc-proxy.js";
 import { AdminApi } from "./server/admin-api.js";
 import { callerOf } from "./server/caller.js";
 import { GatewayHttpServer } from "./server/http-server.js";
-import { isLoopback, listenMetrics, type MetricsListener } from "./server/metrics-server.js";
 import { GatewayWsServer } from "./server/ws-server.js";
 import { UpstreamPool } from "./upstream/upstream-pool.js";
 import { callUpstream, unwrap } from "./upstream/upstream-rpc.js";
@@ -148,7 +148,7 @@ export async function createGateway(
       : [{ name: "admin_failures", unit: "entries" as const, ...admin.failingClients }]),
   ]);
   let url = "";
-  let metricsListener: MetricsListener | undefined;
+  let metricsListener: MetricsServer | undefined;
 
   const learnChainId = async () => {
     if (chainId !== undefined || !pool.anyHealthy) return;
@@ -187,7 +187,7 @@ export async function createGateway(
       pool.onCheck(() => heads.recheck());
       url = await http.listen();
       if (config.metricsPort !== undefined) {
-        metricsListener = await listenMetrics(metrics, config.metricsAddr, config.metricsPort);
+        metricsListener = await serveMetricsEndpoint(metrics, config.metricsAddr, config.metricsPort);
       } else if (!isLoopback(config.addr)) {
         log.warn("metrics are off: the public port is not loopback and no metrics port is set");
       }

@@ -1,3 +1,4 @@
+import type { MetricsEndpoint } from "@strata/protocol/metrics-server";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /** A label-bound counter or histogram, as prom-client's `labels(...)` returns it. */
@@ -7,6 +8,16 @@ type DecisionChild = ReturnType<Counter<"tier" | "decision">["labels"]>;
 
 /** Distinct method labels kept before further names are counted as `other` (bounded cardinality). */
 const MAX_METHOD_LABELS = 256;
+
+/** The label-bound child kept under `key` in `children`, bound by `bind` the first time. */
+function boundChild<Child>(children: Map<string, Child>, key: string, bind: () => Child): Child {
+  let child = children.get(key);
+  if (child === undefined) {
+    child = bind();
+    children.set(key, child);
+  }
+  return child;
+}
 
 /**
  * A cache, map or queue of the gateway that can grow: its size and the bound it never exceeds.
@@ -24,7 +35,7 @@ export interface GrowingStructure {
  * The gateway's Prometheus metrics, in a registry of their own (served on GET /metrics), with
  * prom-client's process and Node.js runtime metrics.
  */
-export class GatewayMetrics {
+export class GatewayMetrics implements MetricsEndpoint {
   readonly registry = new Registry();
   private readonly methods = new Set<string>();
   private readonly included: Registry[] = [];
@@ -43,6 +54,11 @@ export class GatewayMetrics {
   async render(): Promise<string> {
     const texts = await Promise.all([this.registry, ...this.included].map((r) => r.metrics()));
     return texts.join("\n");
+  }
+
+  /** The content type of {@link render}'s text. */
+  get contentType(): string {
+    return this.registry.contentType;
   }
 
   /** JSON-RPC calls and REST requests by method, tier and HTTP status. */
@@ -165,25 +181,17 @@ export class GatewayMetrics {
   /** Counts one call or REST request (`method` is bounded by {@link methodLabel}). */
   countRequest(method: string, tier: string, status: number): void {
     const label = this.methodLabel(method);
-    const key = `${label}\n${tier}\n${status}`;
-    let child = this.requestChildren.get(key);
-    if (child === undefined) {
-      child = this.requests.labels(label, tier, String(status));
-      this.requestChildren.set(key, child);
-    }
-    child.inc();
+    boundChild(this.requestChildren, `${label}\n${tier}\n${status}`, () =>
+      this.requests.labels(label, tier, String(status)),
+    ).inc();
   }
 
   /** Records how long a request took (`method` is bounded by {@link methodLabel}). */
   observeLatency(method: string, transport: "http" | "ws", seconds: number): void {
     const label = this.methodLabel(method);
-    const key = `${label}\n${transport}`;
-    let child = this.latencyChildren.get(key);
-    if (child === undefined) {
-      child = this.latency.labels(label, transport);
-      this.latencyChildren.set(key, child);
-    }
-    child.observe(seconds);
+    boundChild(this.latencyChildren, `${label}\n${transport}`, () =>
+      this.latency.labels(label, transport),
+    ).observe(seconds);
   }
 
   /** Counts one rate-limiter decision of `tier`. */
@@ -191,13 +199,9 @@ export class GatewayMetrics {
     tier: string,
     decision: "allowed" | "refused" | "failed_open" | "failed_closed",
   ): void {
-    const key = `${tier}\n${decision}`;
-    let child = this.decisionChildren.get(key);
-    if (child === undefined) {
-      child = this.limiterDecisions.labels(tier, decision);
-      this.decisionChildren.set(key, child);
-    }
-    child.inc();
+    boundChild(this.decisionChildren, `${tier}\n${decision}`, () =>
+      this.limiterDecisions.labels(tier, decision),
+    ).inc();
   }
 
   /** A method name safe to use as a label value. */

@@ -1,8 +1,9 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type MetricsServer, serveMetricsEndpoint } from "@strata/protocol/metrics-server";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { GrowingStructure } from "./growing-structure.js";
 import type { IndexerStatus } from "./indexer.js";
+
+export type { MetricsServer };
 
 /** What {@link createIndexerMetrics} reports besides the indexer's status. */
 export interface IndexerMetricsOptions {
@@ -82,41 +83,11 @@ export function createIndexerMetrics(
   return registry;
 }
 
-/** A running `GET /metrics` server. */
-export interface MetricsServer {
-  /** `http://addr:port/metrics`. */
-  readonly url: string;
-  close(): Promise<void>;
-}
-
 /** Serves `registry` on `GET /metrics` (404 elsewhere, 405 for other methods). */
 export function serveMetrics(registry: Registry, port: number, addr = "127.0.0.1"): Promise<MetricsServer> {
-  const server: Server = createServer((req, res) => {
-    if ((req.url ?? "/").split("?")[0] !== "/metrics") {
-      res.writeHead(404, { "Content-Type": "text/plain" }).end("not found");
-      return;
-    }
-    if (req.method !== "GET") {
-      res.writeHead(405, { "Content-Type": "text/plain", Allow: "GET" }).end("method not allowed");
-      return;
-    }
-    registry.metrics().then(
-      (text) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text),
-      () => res.writeHead(500, { "Content-Type": "text/plain" }).end("internal error"),
-    );
-  });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, addr, () => {
-      const bound = (server.address() as AddressInfo).port;
-      resolve({
-        url: `http://${addr}:${bound}/metrics`,
-        close: () =>
-          new Promise((done) => {
-            server.close(() => done());
-            server.closeAllConnections();
-          }),
-      });
-    });
-  });
+  return serveMetricsEndpoint(
+    { render: () => registry.metrics(), contentType: registry.contentType },
+    addr,
+    port,
+  );
 }

@@ -8,6 +8,7 @@ import {
   parseBody,
   type RpcError,
 } from "@strata/protocol";
+import { isLoopback } from "@strata/protocol/metrics-server";
 import type { Logger } from "pino";
 import type { GatewayConfig } from "../config.js";
 import type { AccessControl, AccessDecision } from "../limits/access-control.js";
@@ -18,7 +19,6 @@ import type { RpcProxy } from "../rpc/rpc-proxy.js";
 import type { AdminApi } from "./admin-api.js";
 import { callerOf } from "./caller.js";
 import { CachedHealth, type HealthSources } from "./health.js";
-import { isLoopback } from "./metrics-server.js";
 import { sendJson, sendPlain } from "./respond.js";
 
 /** What the HTTP server routes to. */
@@ -126,7 +126,7 @@ export class GatewayHttpServer {
     }
     if (metricsHere) {
       const text = await this.routes.metrics.render();
-      res.writeHead(200, { "Content-Type": this.routes.metrics.registry.contentType });
+      res.writeHead(200, { "Content-Type": this.routes.metrics.contentType });
       res.end(text);
       return;
     }

@@ -14,6 +14,7 @@ import {
   type RpcError,
   type RpcRequest,
 } from "@strata/protocol";
+import { SocketLiveness } from "@strata/protocol/socket-liveness";
 import type { Logger } from "pino";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { GatewayConfig } from "../config.js";
@@ -27,12 +28,8 @@ import { UpstreamRpcError } from "../upstream/upstream-rpc.js";
 import { type UpstreamNotification, UpstreamSocket } from "../upstream/upstream-socket.js";
 import { callerOf } from "./caller.js";
 
-/** Close code for a binary frame (RFC 6455: unsupported data). */
-const UNSUPPORTED_DATA = 1003;
 /** Close code once the connection's API key is revoked or expired (RFC 6455: policy violation). */
 const POLICY_VIOLATION = 1008;
-/** Close code of an idle connection (RFC 6455: going away). */
-const GOING_AWAY = 1001;
 /** Reconnection back-off bounds after an upstream connection is lost. */
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 2_000;
@@ -240,8 +237,7 @@ class ClientSession {
   private connecting: Promise<UpstreamSocket> | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  private answeredPing = true;
-  private lastMessageAt = performance.now();
+  private readonly liveness = new SocketLiveness();
 
   /** Subscriptions this client holds (at most `maxSubscriptionsPerConnection`). */
   get subscriptionCount(): number {
@@ -259,16 +255,10 @@ class ClientSession {
     private readonly config: GatewayConfig,
     private readonly deps: WsDependencies,
   ) {
-    ws.on("pong", () => {
-      this.answeredPing = true;
-    });
+    ws.on("pong", () => this.liveness.pong());
     ws.on("message", (data, isBinary) => {
-      this.lastMessageAt = performance.now();
-      if (isBinary) {
-        ws.close(UNSUPPORTED_DATA, "binary frames are not supported");
-        return;
-      }
-      const text = Array.isArray(data) ? Buffer.concat(data).toString("utf8") : data.toString("utf8");
+      const text = this.liveness.message(ws, data, isBinary);
+      if (text === undefined) return;
       this.receive(text).then(
         (reply) => {
           if (reply !== undefined) this.send(reply);
@@ -284,16 +274,7 @@ class ClientSession {
 
   /** One ping round at `now` (performance.now()): drops a socket that missed the last ping, closes an idle one. */
   heartbeat(now: number): void {
-    if (!this.answeredPing) {
-      this.ws.terminate();
-      return;
-    }
-    if (this.subscriptions.size === 0 && now - this.lastMessageAt >= this.config.wsIdleTimeoutMs) {
-      this.ws.close(GOING_AWAY, "idle timeout");
-      return;
-    }
-    this.answeredPing = false;
-    this.ws.ping();
+    this.liveness.pingRound(this.ws, now, this.subscriptions.size > 0, this.config.wsIdleTimeoutMs);
   }
 
   /** The connection's key was revoked or expired: closes it. */

@@ -5,22 +5,9 @@ import {
   DePINRegistry,
 } from "@strata/contracts";
 import type { Logger } from "pino";
-import {
-  type Account,
-  type Chain,
-  createPublicClient,
-  createWalletClient,
-  encodeFunctionData,
-  type Hex,
-  http,
-  keccak256,
-  type PublicClient,
-  type Transport,
-  toHex,
-  type WalletClient,
-} from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { encodeFunctionData, type Hex, keccak256, type PublicClient, toHex } from "viem";
 import type { DepinDemoSettings } from "../config/demo-settings.js";
+import { type SignedCall, SignedSender } from "../transactions/signed-sender.js";
 
 /** One simulated device of the demo. */
 export interface DemoDevice {
@@ -59,10 +46,16 @@ export interface DepinDemoOptions extends DepinDemoSettings {
 /** Ample for a heartbeat that opens a new bucket (docs/depin.md). */
 const HEARTBEAT_GAS = 150_000n;
 const REGISTER_GAS = 400_000n;
-const TIP = 1_000_000_000n;
-const RECEIPT_POLL_MS = 100;
 
 const registry = { address: DEPIN_REGISTRY_ADDRESS, abi: DePINRegistry.abi } as const;
+
+/** A call of the registry. */
+const registryCall = (data: Hex, gas: bigint, value = 0n): SignedCall => ({
+  to: DEPIN_REGISTRY_ADDRESS,
+  data,
+  gas,
+  value,
+});
 
 /**
  * The dev network's DePIN demo: registers a handful of simulated devices from a dev account (each
@@ -73,8 +66,8 @@ const registry = { address: DEPIN_REGISTRY_ADDRESS, abi: DePINRegistry.abi } as 
  * one heartbeat round per bucket, so an idle chain stays idle.
  */
 export class DepinDemo {
+  private readonly sender: SignedSender;
   private readonly publicClient: PublicClient;
-  private readonly wallet: WalletClient<Transport, Chain | undefined, Account>;
   private readonly devices: readonly DemoDevice[];
   /** Per device: the block it was registered in, and the bucket of its last heartbeat. */
   private readonly state = new Map<string, { registeredAt: bigint; lastBucket: bigint }>();
@@ -82,19 +75,16 @@ export class DepinDemo {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
-  private nonce = 0;
-  private fees = { maxFeePerGas: 0n, maxPriorityFeePerGas: TIP };
 
   constructor(private readonly options: DepinDemoOptions) {
-    const transport = http(options.rpcUrl, { timeout: 30_000 });
-    this.publicClient = createPublicClient({ transport, pollingInterval: 100 });
-    this.wallet = createWalletClient({ account: privateKeyToAccount(options.privateKey), transport });
+    this.sender = new SignedSender(options.rpcUrl, options.privateKey, () => this.stopped);
+    this.publicClient = this.sender.publicClient;
     this.devices = options.devices ?? DEMO_DEVICES;
   }
 
   /** The account that owns the demo devices. */
   get address(): Hex {
-    return this.wallet.account.address;
+    return this.sender.address;
   }
 
   /** Registers the devices and starts the heartbeat loop in the background. */
@@ -126,17 +116,16 @@ export class DepinDemo {
     const known = await this.registeredNodes();
     const fresh = this.devices.filter((device) => !known.has(demoNodeId(device)));
     await this.sendAll(
-      fresh.map(
-        (device) => () =>
-          this.send(
-            encodeFunctionData({
-              ...registry,
-              functionName: "register",
-              args: [demoNodeId(device), device.type, device.region, demoEndpoint(device), this.address],
-            }),
-            REGISTER_GAS,
-            config.minBond,
-          ),
+      fresh.map((device) =>
+        registryCall(
+          encodeFunctionData({
+            ...registry,
+            functionName: "register",
+            args: [demoNodeId(device), device.type, device.region, demoEndpoint(device), this.address],
+          }),
+          REGISTER_GAS,
+          config.minBond,
+        ),
       ),
     );
     const nodes = await this.registeredNodes();
@@ -186,51 +175,19 @@ export class DepinDemo {
     });
     if (due.length === 0) return;
     await this.sendAll(
-      due.map(
-        (device) => () =>
-          this.send(
-            encodeFunctionData({ ...registry, functionName: "heartbeat", args: [demoNodeId(device)] }),
-            HEARTBEAT_GAS,
-          ),
+      due.map((device) =>
+        registryCall(
+          encodeFunctionData({ ...registry, functionName: "heartbeat", args: [demoNodeId(device)] }),
+          HEARTBEAT_GAS,
+        ),
       ),
     );
     for (const device of due) this.state.get(device.name)!.lastBucket = bucket;
   }
 
-  /** Sends the transactions with consecutive nonces, then waits for every receipt. */
-  private async sendAll(sends: readonly (() => Promise<Hex>)[]): Promise<void> {
-    if (sends.length === 0) return;
-    this.nonce = await this.publicClient.getTransactionCount({ address: this.address, blockTag: "pending" });
-    const block = await this.publicClient.getBlock({ blockTag: "latest" });
-    this.fees = { maxFeePerGas: (block.baseFeePerGas ?? 0n) * 2n + TIP, maxPriorityFeePerGas: TIP };
-    const hashes: Hex[] = [];
-    for (const send of sends) {
-      if (this.stopped) break;
-      hashes.push(await send());
-    }
-    for (const hash of hashes) {
-      while (!this.stopped) {
-        const receipt = await this.publicClient.getTransactionReceipt({ hash }).catch(() => undefined);
-        if (receipt) {
-          if (receipt.status === "reverted")
-            this.options.logger.warn({ hash }, "DePIN demo transaction reverted");
-          break;
-        }
-        await new Promise((resolve) => setTimeout(resolve, RECEIPT_POLL_MS));
-      }
-    }
-  }
-
-  private send(data: Hex, gas: bigint, value = 0n): Promise<Hex> {
-    return this.wallet.sendTransaction({
-      chain: null,
-      to: DEPIN_REGISTRY_ADDRESS,
-      data,
-      gas,
-      value,
-      nonce: this.nonce++,
-      type: "eip1559",
-      ...this.fees,
-    });
+  /** Sends the calls in one round and logs those that reverted. */
+  private async sendAll(calls: readonly SignedCall[]): Promise<void> {
+    for (const hash of await this.sender.sendAll(calls))
+      this.options.logger.warn({ hash }, "DePIN demo transaction reverted");
   }
 }

@@ -1,21 +1,8 @@
 import { PRICE_ORACLE_ADDRESS, PriceOracle } from "@strata/contracts";
 import type { Logger } from "pino";
-import {
-  type Account,
-  type Address,
-  type Chain,
-  createPublicClient,
-  createWalletClient,
-  encodeFunctionData,
-  type Hex,
-  http,
-  type PublicClient,
-  TransactionReceiptNotFoundError,
-  type Transport,
-  type WalletClient,
-} from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { type Address, encodeFunctionData, type Hex, type PublicClient } from "viem";
 import type { FeedSeries } from "../config/reporter-settings.js";
+import { type SignedCall, SignedSender } from "../transactions/signed-sender.js";
 import { Continuation, dailyVolatility, type Observation, redate } from "./feed.js";
 import { seedOf } from "./random.js";
 
@@ -47,8 +34,6 @@ const BATCH_BASE_GAS = 100_000n;
 /** Gas per seeded round, with a margin over the ~23,300 the contract uses. */
 const BATCH_ROUND_GAS = 30_000n;
 const SUBMIT_GAS = 300_000n;
-const TIP = 1_000_000_000n;
-const RECEIPT_POLL_MS = 100;
 
 /**
  * Writes prices to the PriceOracle with ordinary signed transactions. First it seeds each asset the
@@ -61,8 +46,8 @@ export class PriceReporter {
   /** Settles once seeding has finished (or failed: the error is logged and reporting goes on). */
   readonly seeded: Promise<void>;
   private resolveSeeded!: () => void;
+  private readonly sender: SignedSender;
   private readonly publicClient: PublicClient;
-  private readonly wallet: WalletClient<Transport, Chain | undefined, Account>;
   private readonly oracle: Address;
   private readonly now: () => number;
   private readonly live = new Map<string, { price: bigint; at: number; continuation: Continuation }>();
@@ -70,13 +55,10 @@ export class PriceReporter {
   private running: Promise<void> | undefined;
   private stopped = false;
   private lastReport = { block: -1n, at: 0 };
-  private nonce = 0;
-  private fees = { maxFeePerGas: 0n, maxPriorityFeePerGas: TIP };
 
   constructor(private readonly options: ReporterOptions) {
-    const transport = http(options.rpcUrl, { timeout: 30_000 });
-    this.publicClient = createPublicClient({ transport, pollingInterval: 100 });
-    this.wallet = createWalletClient({ account: privateKeyToAccount(options.privateKey), transport });
+    this.sender = new SignedSender(options.rpcUrl, options.privateKey, () => this.stopped);
+    this.publicClient = this.sender.publicClient;
     this.oracle = options.oracle ?? PRICE_ORACLE_ADDRESS;
     this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
     this.seeded = new Promise((resolve) => {
@@ -94,7 +76,7 @@ export class PriceReporter {
 
   /** The reporter's address. */
   get address(): Address {
-    return this.wallet.account.address;
+    return this.sender.address;
   }
 
   /** Starts seeding and then the reporting loop in the background. */
@@ -149,7 +131,7 @@ export class PriceReporter {
 
   private async seed(): Promise<void> {
     const nowSeconds = this.now();
-    const sends: (() => Promise<Hex>)[] = [];
+    const batches: SignedCall[] = [];
     const series = await this.reportedSeries();
     for (const s of series) {
       const closes = this.options.historyDays ? s.closes.slice(-this.options.historyDays) : s.closes;
@@ -159,7 +141,7 @@ export class PriceReporter {
       const batch = this.options.batchSize ?? DEFAULT_BATCH;
       for (let i = 0; i < pending.length; i += batch) {
         const chunk = pending.slice(i, i + batch);
-        sends.push(() => this.sendBatch(s.symbol, chunk));
+        batches.push(this.batchCall(s.symbol, chunk));
       }
       const last = observations.at(-1)!;
       this.live.set(s.symbol, {
@@ -169,10 +151,10 @@ export class PriceReporter {
       });
     }
     // One batch at a time: each fills much of a block, and other transactions get in between.
-    for (const send of sends) await this.sendAll([send]);
+    for (const batch of batches) await this.sendAll([batch]);
     await this.syncLive(series);
     this.options.logger.info(
-      { assets: series.map((s) => s.symbol), txs: sends.length },
+      { assets: series.map((s) => s.symbol), txs: batches.length },
       "price history seeded",
     );
   }
@@ -224,74 +206,38 @@ export class PriceReporter {
       this.lastReport.block >= 0n && head >= this.lastReport.block + BigInt(this.options.everyBlocks);
     const byTime = nowSeconds - this.lastReport.at >= this.options.maxIntervalSeconds;
     if (!byBlocks && !byTime) return;
-    const sends: (() => Promise<Hex>)[] = [];
+    const reports: SignedCall[] = [];
     for (const [symbol, entry] of this.live) {
       const price = entry.continuation.next(entry.price, nowSeconds - entry.at);
       entry.price = price;
       entry.at = nowSeconds;
-      sends.push(() => this.sendReport(symbol, price, BigInt(nowSeconds)));
+      reports.push(this.reportCall(symbol, price, BigInt(nowSeconds)));
     }
-    await this.sendAll(sends);
+    await this.sendAll(reports);
     this.lastReport = { block: await this.publicClient.getBlockNumber({ cacheTime: 0 }), at: nowSeconds };
   }
 
-  /** Sends the transactions with consecutive nonces, then waits for every receipt. */
-  private async sendAll(sends: readonly (() => Promise<Hex>)[]): Promise<void> {
-    if (sends.length === 0) return;
-    this.nonce = await this.publicClient.getTransactionCount({ address: this.address, blockTag: "pending" });
-    const block = await this.publicClient.getBlock({ blockTag: "latest" });
-    this.fees = { maxFeePerGas: (block.baseFeePerGas ?? 0n) * 2n + TIP, maxPriorityFeePerGas: TIP };
-    const hashes: Hex[] = [];
-    for (const send of sends) {
-      if (this.stopped) break;
-      hashes.push(await send());
-    }
-    for (const hash of hashes) {
-      const status = await this.receiptStatus(hash);
-      if (status === "reverted") this.options.logger.warn({ hash }, "price transaction reverted");
-    }
+  /** Sends the calls in one round and logs those that reverted. */
+  private async sendAll(calls: readonly SignedCall[]): Promise<void> {
+    for (const hash of await this.sender.sendAll(calls))
+      this.options.logger.warn({ hash }, "price transaction reverted");
   }
 
-  /** Waits for a transaction's receipt; gives up (undefined) when the reporter is stopped. */
-  private async receiptStatus(hash: Hex): Promise<"success" | "reverted" | undefined> {
-    while (!this.stopped) {
-      const receipt = await this.publicClient.getTransactionReceipt({ hash }).catch((error: unknown) => {
-        if (error instanceof TransactionReceiptNotFoundError) return undefined;
-        throw error;
-      });
-      if (receipt) return receipt.status;
-      await new Promise((resolve) => setTimeout(resolve, RECEIPT_POLL_MS));
-    }
-    return undefined;
-  }
-
-  private sendBatch(symbol: string, observations: readonly Observation[]): Promise<Hex> {
+  private batchCall(symbol: string, observations: readonly Observation[]): SignedCall {
     const data = encodeFunctionData({
       abi: PriceOracle.abi,
       functionName: "submitBatch",
       args: [symbol, observations.map((o) => o.price), observations.map((o) => o.observedAt)],
     });
-    return this.send(data, BATCH_BASE_GAS + BATCH_ROUND_GAS * BigInt(observations.length));
+    return { to: this.oracle, data, gas: BATCH_BASE_GAS + BATCH_ROUND_GAS * BigInt(observations.length) };
   }
 
-  private sendReport(symbol: string, price: bigint, observedAt: bigint): Promise<Hex> {
+  private reportCall(symbol: string, price: bigint, observedAt: bigint): SignedCall {
     const data = encodeFunctionData({
       abi: PriceOracle.abi,
       functionName: "submit",
       args: [symbol, price, observedAt],
     });
-    return this.send(data, SUBMIT_GAS);
-  }
-
-  private send(data: Hex, gas: bigint): Promise<Hex> {
-    return this.wallet.sendTransaction({
-      chain: null,
-      to: this.oracle,
-      data,
-      gas,
-      nonce: this.nonce++,
-      type: "eip1559",
-      ...this.fees,
-    });
+    return { to: this.oracle, data, gas: SUBMIT_GAS };
   }
 }

@@ -10,17 +10,12 @@ import { useNewHeads } from "../hooks.ts";
 export function BlocksPage() {
   const { version } = useNewHeads();
   return (
-    <div className="page">
-      <h1>Blocks</h1>
-      <Card>
-        <Paged<Block>
-          path="/v1/blocks"
-          what="Blocks"
-          version={version}
-          render={(b) => <BlocksTable blocks={b} />}
-        />
-      </Card>
-    </div>
+    <ListPage<Block>
+      title="Blocks"
+      path="/v1/blocks"
+      version={version}
+      render={(b) => <BlocksTable blocks={b} />}
+    />
   );
 }
 
@@ -28,58 +23,69 @@ export function BlocksPage() {
 export function TransactionsPage() {
   const { version } = useNewHeads();
   return (
-    <div className="page">
-      <h1>Transactions</h1>
-      <Card>
-        <Paged<TransactionSummary>
-          path="/v1/transactions"
-          what="Transactions"
-          version={version}
-          empty="No transactions yet."
-          render={(t) => <TxTable txs={t} />}
-        />
-      </Card>
-    </div>
+    <ListPage<TransactionSummary>
+      title="Transactions"
+      path="/v1/transactions"
+      version={version}
+      empty="No transactions yet."
+      render={(t) => <TxTable txs={t} />}
+    />
   );
 }
 
 /** ERC-20 tokens the indexer has seen. */
 export function TokensPage() {
   return (
+    <ListPage<Token>
+      title="Tokens"
+      path="/v1/tokens"
+      empty="No ERC-20 tokens have been seen on this chain yet."
+      render={(tokens) => (
+        <div className="table-wrap">
+          <table className="table">
+            <thead>
+              <tr>
+                <th>Token</th>
+                <th className="hide-sm">Name</th>
+                <th className="num">Total supply</th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.map((t) => (
+                <tr key={t.address}>
+                  <td>
+                    <TokenLink address={t.address} symbol={t.symbol} />
+                  </td>
+                  <td className="hide-sm">{t.name ?? "–"}</td>
+                  <td className="num">
+                    {t.decimals === null ? t.totalSupply : formatUnits(t.totalSupply, t.decimals, 2)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    />
+  );
+}
+
+/** A page of one paged list, titled `title` (also the list's name in its loading and error states). */
+function ListPage<T>({
+  title,
+  ...paged
+}: {
+  title: string;
+  path: string;
+  version?: number;
+  empty?: string;
+  render: (items: T[]) => React.ReactNode;
+}) {
+  return (
     <div className="page">
-      <h1>Tokens</h1>
+      <h1>{title}</h1>
       <Card>
-        <Paged<Token>
-          path="/v1/tokens"
-          what="Tokens"
-          empty="No ERC-20 tokens have been seen on this chain yet."
-          render={(tokens) => (
-            <div className="table-wrap">
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th>Token</th>
-                    <th className="hide-sm">Name</th>
-                    <th className="num">Total supply</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {tokens.map((t) => (
-                    <tr key={t.address}>
-                      <td>
-                        <TokenLink address={t.address} symbol={t.symbol} />
-                      </td>
-                      <td className="hide-sm">{t.name ?? "–"}</td>
-                      <td className="num">
-                        {t.decimals === null ? t.totalSupply : formatUnits(t.totalSupply, t.decimals, 2)}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-        />
+        <Paged<T> {...paged} what={title} />
       </Card>
     </div>
   );

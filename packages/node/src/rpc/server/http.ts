@@ -8,8 +8,8 @@ import {
   parseBody,
   type RpcError,
 } from "@strata/protocol";
+import type { MetricsEndpoint } from "@strata/protocol/metrics-server";
 import type { NodeConfig } from "../../config/node-config.js";
-import type { MetricsEndpoint } from "../../metrics/metrics-server.js";
 import type { DispatchResult, RpcDispatcher } from "../dispatcher.js";
 import { andThen, type MaybePromise } from "../maybe-promise.js";
 import type { RpcContext } from "../registry.js";

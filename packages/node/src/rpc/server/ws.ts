@@ -2,6 +2,7 @@ import { setMaxListeners } from "node:events";
 import { type IncomingMessage, type Server, STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import { encodeError, fitsSendQueue, LimitExceededError, parseBody, type RpcError } from "@strata/protocol";
+import { SocketLiveness } from "@strata/protocol/socket-liveness";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { NodeConfig } from "../../config/node-config.js";
 import type { DispatchResult, RpcDispatcher } from "../dispatcher.js";
@@ -22,15 +23,8 @@ interface Client {
   readonly sink: SubscriptionSink;
   /** The remote address its connection counts against. */
   readonly ip: string;
-  answeredPing: boolean;
-  /** performance.now() of its last message. */
-  lastMessageAt: number;
+  readonly liveness: SocketLiveness;
 }
-
-/** Close code for a binary frame (RFC 6455: unsupported data). */
-const UNSUPPORTED_DATA = 1003;
-/** Close code of an idle connection (RFC 6455: going away). */
-const GOING_AWAY = 1001;
 
 /**
  * The JSON-RPC WebSocket transport, on the HTTP server's port (upgrade on `/`): text frames carry
@@ -138,27 +132,14 @@ export class WebSocketRpcServer {
   /** Pings every socket; drops those that did not answer the last ping and closes idle ones. */
   private pingAll(): void {
     const now = performance.now();
-    for (const [ws, client] of this.clients) {
-      if (!client.answeredPing) {
-        ws.terminate();
-        continue;
-      }
-      if (
-        client.sink.subscriptions.size === 0 &&
-        now - client.lastMessageAt >= this.options.wsIdleTimeoutMs
-      ) {
-        ws.close(GOING_AWAY, "idle timeout");
-        continue;
-      }
-      client.answeredPing = false;
-      ws.ping();
-    }
+    for (const [ws, client] of this.clients)
+      client.liveness.pingRound(ws, now, client.sink.subscriptions.size > 0, this.options.wsIdleTimeoutMs);
   }
 
   /** `charged` is set when a gate charges this connection's messages to its caller. */
   private accept(ws: WebSocket, charged: ChargedCaller | undefined, ip: string): void {
     const sink = createSink(ws, this.options.maxWsQueuedBytes);
-    const client: Client = { sink, ip, answeredPing: true, lastMessageAt: performance.now() };
+    const client: Client = { sink, ip, liveness: new SocketLiveness() };
     this.clients.set(ws, client);
     this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
     // Calls still running when the connection goes are stopped.
@@ -170,16 +151,10 @@ export class WebSocketRpcServer {
       signal: open.signal,
       caller: `ip:${ip}`,
     };
-    ws.on("pong", () => {
-      client.answeredPing = true;
-    });
+    ws.on("pong", () => client.liveness.pong());
     ws.on("message", (data, isBinary) => {
-      client.lastMessageAt = performance.now();
-      if (isBinary) {
-        ws.close(UNSUPPORTED_DATA, "binary frames are not supported");
-        return;
-      }
-      const text = Array.isArray(data) ? Buffer.concat(data).toString("utf8") : data.toString("utf8");
+      const text = client.liveness.message(ws, data, isBinary);
+      if (text === undefined) return;
       const answer =
         charged === undefined ? this.dispatcher.dispatch(text, context) : this.gated(text, context, charged);
       andThen(
