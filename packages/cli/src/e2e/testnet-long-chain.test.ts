@@ -432,17 +432,28 @@ describe("strata testnet on a 1,000-block chain: a full node joins; a partition 
         },
         60_000,
       );
+      // A transaction mined again after the heal can sit above the range checked above: wait for it.
       for (const [i, hash] of sent.entries()) {
-        const rows = await database.db.query<{ block_hash: string }>(
-          "SELECT block_hash FROM transactions WHERE hash = $1",
-          [hash],
+        const indexedIn = async () => {
+          const rows = await database.db.query<{ block_hash: string }>(
+            "SELECT block_hash FROM transactions WHERE hash = $1",
+            [hash],
+          );
+          const logs = await database.db.query<{ block_number: string }>(
+            "SELECT block_number FROM logs WHERE transaction_hash = $1",
+            [hash],
+          );
+          return { blocks: rows.map((r) => r.block_hash), logs: logs.map((l) => BigInt(l.block_number)) };
+        };
+        await until(
+          `transaction ${hash} in the indexer of side ${s}`,
+          async () => ((await indexedIn()).blocks.length > 0 ? true : undefined),
+          60_000,
         );
-        expect(rows.map((r) => r.block_hash)).toEqual([winning[i]!.blockHash]);
-        const logs = await database.db.query<{ block_number: string }>(
-          "SELECT block_number FROM logs WHERE transaction_hash = $1",
-          [hash],
-        );
-        expect(logs.map((l) => BigInt(l.block_number))).toEqual([winning[i]!.blockNumber]);
+        expect(await indexedIn()).toEqual({
+          blocks: [winning[i]!.blockHash],
+          logs: [winning[i]!.blockNumber],
+        });
       }
     }
     // Finality resumes, and no validator sealing again on the winning branch counted as double signing.
