@@ -1,24 +1,18 @@
 import { Writable } from "node:stream";
-import { gossipsub } from "@chainsafe/libp2p-gossipsub";
-import { noise } from "@chainsafe/libp2p-noise";
-import { yamux } from "@chainsafe/libp2p-yamux";
 import { createBlob4844Tx } from "@ethereumjs/tx";
 import { bytesToHex } from "@ethereumjs/util";
-import { identify } from "@libp2p/identify";
 import type { Libp2p, PubSub } from "@libp2p/interface";
-import { tcp } from "@libp2p/tcp";
 import { multiaddr } from "@multiformats/multiaddr";
-import { createLibp2p } from "libp2p";
 import { pino } from "pino";
 import { parseEther } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testConfig } from "../config/node-config.js";
-import { keccak256 } from "../crypto/keccak.js";
 import { devAccount } from "../e2e/clients.js";
 import { createNode, type StrataNode } from "../node.js";
 import { withResealedField } from "../testing/forged-blocks.js";
-import { readOneFrame, writeFrames } from "./streams.js";
-import { encodeStatus, encodeTransactionBatch, PROTOCOLS, refOf, topicsFor } from "./wire.js";
+import { createHostileHost } from "../testing/hostile-host.js";
+import { writeFrames } from "./streams.js";
+import { encodeTransactionBatch, PROTOCOLS, refOf, topicsFor } from "./wire.js";
 
 async function until(
   what: string,
@@ -53,33 +47,13 @@ describe("hostile peers", () => {
     );
     await node.start();
     await node.producer.mine(3);
-    hostile = (await createLibp2p({
-      addresses: { listen: ["/ip4/127.0.0.1/tcp/0"] },
-      transports: [tcp()],
-      connectionEncrypters: [noise()],
-      streamMuxers: [yamux()],
-      services: {
-        identify: identify(),
-        pubsub: gossipsub({
-          globalSignaturePolicy: "StrictNoSign",
-          msgIdFn: (message) => keccak256(message.data),
-          allowPublishToZeroTopicPeers: true,
-        }),
-      },
-    })) as unknown as Libp2p<{ pubsub: PubSub }>;
     // It passes the handshake (it claims the node's own chain), so only its messages give it away.
-    await hostile.handle(PROTOCOLS.status, async ({ stream }) => {
-      await readOneFrame(stream, 1024, 5_000);
-      const chain = node.chain;
-      await writeFrames(stream, [
-        encodeStatus({
-          chainId: 1337,
-          genesis: bytesToHex(chain.genesis.hash()),
-          head: refOf(chain.head),
-          finalized: refOf(chain.genesis),
-        }),
-      ]);
-    });
+    hostile = await createHostileHost(() => ({
+      chainId: 1337,
+      genesis: bytesToHex(node.chain.genesis.hash()),
+      head: refOf(node.chain.head),
+      finalized: refOf(node.chain.genesis),
+    }));
   });
 
   afterAll(async () => {

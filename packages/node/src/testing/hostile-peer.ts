@@ -9,24 +9,18 @@
  * target dropped it and refused it when it dialled again) and exits.
  */
 
-import { gossipsub } from "@chainsafe/libp2p-gossipsub";
-import { noise } from "@chainsafe/libp2p-noise";
-import { yamux } from "@chainsafe/libp2p-yamux";
 import { createBlockFromRLP } from "@ethereumjs/block";
 import { bigIntToUnpaddedBytes, bytesToHex, hexToBytes } from "@ethereumjs/util";
-import { identify } from "@libp2p/identify";
-import type { Libp2p, PubSub } from "@libp2p/interface";
-import { tcp } from "@libp2p/tcp";
 import { multiaddr } from "@multiformats/multiaddr";
-import { createLibp2p } from "libp2p";
 import { parseEther } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { loadNetwork } from "../config/network.js";
 import { keccak256 } from "../crypto/keccak.js";
 import { createChainCommon } from "../execution/evm/common.js";
-import { readOneFrame, writeFrames } from "../network/streams.js";
-import { encodeStatus, encodeTransactionBatch, PROTOCOLS, topicsFor } from "../network/wire.js";
+import { writeFrames } from "../network/streams.js";
+import { encodeTransactionBatch, PROTOCOLS, topicsFor } from "../network/wire.js";
 import { withResealedField } from "./forged-blocks.js";
+import { createHostileHost } from "./hostile-host.js";
 
 const DEV_MNEMONIC = "test test test test test test test test test test test junk";
 
@@ -63,26 +57,12 @@ async function main(target: string, url: string): Promise<void> {
     },
   );
   const ref = { number: BigInt(latest.number), hash: latest.hash };
-  const hostile = (await createLibp2p({
-    addresses: { listen: ["/ip4/127.0.0.1/tcp/0"] },
-    transports: [tcp()],
-    connectionEncrypters: [noise()],
-    streamMuxers: [yamux()],
-    services: {
-      identify: identify(),
-      pubsub: gossipsub({
-        globalSignaturePolicy: "StrictNoSign",
-        msgIdFn: (message) => keccak256(message.data),
-        allowPublishToZeroTopicPeers: true,
-      }),
-    },
-  })) as unknown as Libp2p<{ pubsub: PubSub }>;
-  await hostile.handle(PROTOCOLS.status, async ({ stream }) => {
-    await readOneFrame(stream, 1024, 5_000);
-    await writeFrames(stream, [
-      encodeStatus({ chainId: Number(common.chainId()), genesis: genesis.hash, head: ref, finalized: ref }),
-    ]);
-  });
+  const hostile = await createHostileHost(() => ({
+    chainId: Number(common.chainId()),
+    genesis: genesis.hash,
+    head: ref,
+    finalized: ref,
+  }));
   const topics = topicsFor(hexToBytes(genesis.hash as `0x${string}`));
   for (const topic of [topics.blocks, topics.transactions]) hostile.services.pubsub.subscribe(topic);
   const connected = () =>
