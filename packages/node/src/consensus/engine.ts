@@ -183,12 +183,7 @@ export class PosEngine {
     return {
       prepare: async (vm, parent, template) => {
         slot = await this.checkSlot(vm, parent, block);
-        return {
-          ...template,
-          coinbase: block.header.coinbase.bytes,
-          timestamp: block.header.timestamp,
-          extraData: vanityOf(block.header),
-        };
+        return asBuiltBy(block, template);
       },
       beforeTransactions: (context) => this.beforeTransactions(context, slot!),
       afterTransactions: async (context, fees) => {
@@ -215,12 +210,7 @@ export class PosEngine {
     return {
       prepare: async (vm, parent, template) => {
         slot = await this.storedSlot(vm, parent, block);
-        return {
-          ...template,
-          coinbase: block.header.coinbase.bytes,
-          timestamp: block.header.timestamp,
-          extraData: vanityOf(block.header),
-        };
+        return asBuiltBy(block, template);
       },
       beforeTransactions: (context) => this.beforeTransactions(context, slot!),
       afterTransactions: async (context, fees) => {
@@ -346,4 +336,14 @@ function describeMismatch(rebuilt: Block, block: Block): string {
   if (a.gasUsed !== b.gasUsed)
     return `gas used mismatch: block has ${b.gasUsed}, re-execution gives ${a.gasUsed}`;
   return "header mismatch: the seal does not cover the re-executed header";
+}
+
+/** A re-execution's header template with the proposer's own coinbase, timestamp and vanity of `block`. */
+function asBuiltBy<T extends object>(block: Block, template: T) {
+  return {
+    ...template,
+    coinbase: block.header.coinbase.bytes,
+    timestamp: block.header.timestamp,
+    extraData: vanityOf(block.header),
+  };
 }
