@@ -37,6 +37,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // A worker keeps its modules from one test file to the next: loading the node's module graph
+    // (@ethereumjs, viem, libp2p, the sources) once per worker instead of once per file saves most
+    // of a run's import time. Test files share no module-level state: each starts what it uses.
+    isolate: false,
     // Lets leak tests force a collection before measuring the heap.
     execArgv: ["--expose-gc"],
     projects: [

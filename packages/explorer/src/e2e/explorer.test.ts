@@ -22,6 +22,8 @@ const ARTIFACTS = fileURLToPath(new URL("../../../../test-artifacts/explorer/", 
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const UI_TIMEOUT = 20_000;
+/** Pages the layout check has open at once. */
+const PAGES_AT_ONCE = 4;
 
 const short = (h: string) => `${h.slice(0, 8)}…${h.slice(-4)}`;
 
@@ -167,6 +169,8 @@ describe("block explorer in a browser", () => {
   let desktop: BrowserContext;
   let phone: BrowserContext;
   const foreignRequests: string[] = [];
+  /** Errors a page threw and did not catch (a render error would blank the app). */
+  const pageErrors: string[] = [];
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -202,6 +206,7 @@ describe("block explorer in a browser", () => {
       const { hostname, protocol } = new URL(req.url());
       if (protocol !== "data:" && hostname !== "127.0.0.1") foreignRequests.push(req.url());
     });
+    context.on("page", (page) => page.on("pageerror", (error) => pageErrors.push(`${page.url()}: ${error}`)));
     return context;
   }
 
@@ -582,6 +587,9 @@ describe("block explorer in a browser", () => {
     const aprShown = async () => {
       const api = stakingApi.latest();
       if (!api) return "no answer yet";
+      // Said at once when the figures are not on the page, with what the page shows instead.
+      if ((await staking.getByTestId("apr").count()) === 0)
+        return `no APR on the page: ${(await staking.locator("main").textContent())?.slice(0, 300)}`;
       const window = api.aprWindow;
       const shown: [string, string | null, string][] = [
         ["APR", await staking.getByTestId("apr").textContent(), window?.complete ? percent(api.apr) : "-"],
@@ -857,22 +865,27 @@ describe("block explorer in a browser", () => {
       "/predictions/STRA",
       "/search?q=not-a-thing",
     ];
-    for (const context of ["desktop", "phone"] as const) {
-      for (const path of pages) {
-        const page = await open(path, context);
-        await page.locator("main .card, main .stats, main .state").first().waitFor();
-        await page.locator(".loading").first().waitFor({ state: "detached" });
-        if (await page.locator(".chart").count()) await page.locator(".chart svg").first().waitFor();
-        // Charts are drawn again at their measured width once the layout settles.
-        await page.waitForTimeout(250);
-        const wider = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
-        expect(wider, `${path} is wider than the ${context} screen`).toBeLessThanOrEqual(0);
-        expect(await page.evaluate<string[]>(OVERFLOWING_TEXT), `${path} at ${context} width`).toEqual([]);
-        if (context === "phone" && /^\/(validators|predictions\/BTC|tx\/)?$/.test(path.replace(/0x.*/, ""))) {
-          await shot(page, `${path.split("/")[1] || "home"}-phone`);
-        }
-        await page.close();
+    const fits = async (path: string, context: "desktop" | "phone") => {
+      const page = await open(path, context);
+      await page.locator("main .card, main .stats, main .state").first().waitFor();
+      await page.locator(".loading").first().waitFor({ state: "detached" });
+      if (await page.locator(".chart").count()) await page.locator(".chart svg").first().waitFor();
+      // Charts are drawn again at their measured width once the layout settles.
+      await page.waitForTimeout(250);
+      const wider = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
+      expect(wider, `${path} is wider than the ${context} screen`).toBeLessThanOrEqual(0);
+      expect(await page.evaluate<string[]>(OVERFLOWING_TEXT), `${path} at ${context} width`).toEqual([]);
+      if (context === "phone" && /^\/(validators|predictions\/BTC|tx\/)?$/.test(path.replace(/0x.*/, ""))) {
+        await shot(page, `${path.split("/")[1] || "home"}-phone`);
       }
+      await page.close();
+    };
+    // A few pages at a time: each mostly waits for the gateway and for its layout to settle.
+    const checks = (["desktop", "phone"] as const).flatMap((context) =>
+      pages.map((path) => ({ path, context })),
+    );
+    for (let i = 0; i < checks.length; i += PAGES_AT_ONCE) {
+      await Promise.all(checks.slice(i, i + PAGES_AT_ONCE).map(({ path, context }) => fits(path, context)));
     }
     const page = await open("/", "phone");
     await page.getByRole("button", { name: "Menu" }).click();
@@ -887,5 +900,9 @@ describe("block explorer in a browser", () => {
 
   it("never contacts a host other than this machine", () => {
     expect(foreignRequests).toEqual([]);
+  });
+
+  it("never throws an error no page catches", () => {
+    expect(pageErrors).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { PageErrorBoundary } from "./components/error-boundary.tsx";
 import { Layout } from "./components/layout.tsx";
 import { AddressPage } from "./pages/address.tsx";
 import { BlockPage } from "./pages/block.tsx";
@@ -38,7 +39,7 @@ function Routes() {
   const location = useLocation();
   for (const [pattern, render] of ROUTES) {
     const params = matchRoute(pattern, location.path);
-    if (params) return <>{render(params, location)}</>;
+    if (params) return <PageErrorBoundary key={location.path}>{render(params, location)}</PageErrorBoundary>;
   }
   return (
     <div className="page">

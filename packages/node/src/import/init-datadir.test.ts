@@ -40,6 +40,7 @@ describe("strata init", () => {
       datadir,
       logLevel: "silent",
       rpc: { port: 0 },
+      p2p: { enabled: false },
     });
     expect(config.mining.mode).toBe("manual");
     const node = await createNode(config);

@@ -82,6 +82,7 @@ describe("an imported chain from before Byzantium", () => {
       logLevel: "silent",
       reporter: null,
       rpc: { port: 0 },
+      p2p: { enabled: false },
     });
     await importChainFile(config.network, datadir, built.block);
     node = await createNode(config);

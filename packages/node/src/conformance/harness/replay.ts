@@ -69,6 +69,8 @@ export async function replayFixtures(options: ReplayOptions): Promise<ReplayRepo
       datadir,
       logLevel: "silent",
       rpc: { port: options.port ?? 0, testingMethods: true },
+      // A replay of fixtures talks to no peer.
+      p2p: { enabled: false },
     });
     const summary = await importChainFile(config.network, datadir, join(options.fixtures, "chain.rlp"));
     out(`imported ${summary.imported} blocks, head ${summary.head} ${summary.headHash}`);
