@@ -1,5 +1,6 @@
 import { bytesToHex } from "@ethereumjs/util";
-import { mnemonicToAccount } from "viem/accounts";
+import { privateKeyToAddress } from "viem/accounts";
+import { devPrivateKey } from "./config/dev-keys.js";
 import type { NetworkFile } from "./config/network.js";
 
 /** A development account: address and private key. */
@@ -13,10 +14,11 @@ export function deriveDevAccounts(network: NetworkFile): DevAccount[] {
   const spec = network.devAccounts;
   if (!spec) return [];
   return Array.from({ length: spec.count }, (_, addressIndex) => {
-    const account = mnemonicToAccount(spec.mnemonic, { addressIndex });
-    const privateKey = account.getHdKey().privateKey;
-    if (!privateKey) throw new Error(`cannot derive dev account ${addressIndex}`);
-    return { address: account.address.toLowerCase(), privateKey };
+    const privateKey = devPrivateKey(spec.mnemonic, addressIndex);
+    return {
+      address: privateKeyToAddress(bytesToHex(privateKey) as `0x${string}`).toLowerCase(),
+      privateKey,
+    };
   });
 }
 

@@ -1,7 +1,7 @@
 import { bytesToHex } from "@ethereumjs/util";
 import type { Hex } from "viem";
-import { mnemonicToAccount } from "viem/accounts";
 import { z } from "zod";
+import { devPrivateKey } from "./dev-keys.js";
 
 /**
  * The `demo` section of a network file: the DePIN demo that `strata node` runs on that network. Its
@@ -33,7 +33,6 @@ export function demoFromNetwork(network: {
   const section = network.demo;
   const mnemonic = network.devAccounts?.mnemonic;
   if (!section || !mnemonic) return null;
-  const key = mnemonicToAccount(mnemonic, { addressIndex: section.devKeyIndex }).getHdKey().privateKey;
-  if (!key) throw new Error(`cannot derive demo key ${section.devKeyIndex}`);
+  const key = devPrivateKey(mnemonic, section.devKeyIndex);
   return { privateKey: bytesToHex(key), silentAfterBlocks: section.silentAfterBlocks };
 }

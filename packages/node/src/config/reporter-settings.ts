@@ -1,7 +1,7 @@
 import { bytesToHex } from "@ethereumjs/util";
 import type { Hex } from "viem";
-import { mnemonicToAccount } from "viem/accounts";
 import { z } from "zod";
+import { devPrivateKey } from "./dev-keys.js";
 
 /**
  * The `reporter` section of a network file: the built-in price reporter that `strata node` runs on
@@ -47,8 +47,7 @@ export function reporterFromNetwork(
   const section = network.reporter;
   const mnemonic = network.devAccounts?.mnemonic;
   if (!section || !mnemonic) return null;
-  const key = mnemonicToAccount(mnemonic, { addressIndex: section.devKeyIndex }).getHdKey().privateKey;
-  if (!key) throw new Error(`cannot derive reporter key ${section.devKeyIndex}`);
+  const key = devPrivateKey(mnemonic, section.devKeyIndex);
   return {
     privateKey: bytesToHex(key),
     everyBlocks: section.everyBlocks,

@@ -1,4 +1,4 @@
-import { mnemonicToAccount } from "viem/accounts";
+import { devPrivateKey } from "../config/dev-keys.js";
 import type { NodeConfig } from "../config/node-config.js";
 import type { DevAccount } from "../dev-accounts.js";
 import { PosEngine } from "./engine.js";
@@ -46,10 +46,9 @@ export function createPosEngine(
 export function devValidatorKeys(network: NodeConfig["network"]): Uint8Array[] {
   const mnemonic = network.devAccounts?.mnemonic;
   if (!mnemonic) return [];
-  return (network.consensus?.devValidatorKeys ?? []).flatMap((addressIndex) => {
-    const privateKey = mnemonicToAccount(mnemonic, { addressIndex }).getHdKey().privateKey;
-    return privateKey ? [privateKey] : [];
-  });
+  return (network.consensus?.devValidatorKeys ?? []).map((addressIndex) =>
+    devPrivateKey(mnemonic, addressIndex),
+  );
 }
 
 function resolveValidator(entry: string, genesisValidators: readonly string[]): string {
