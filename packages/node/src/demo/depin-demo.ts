@@ -92,10 +92,11 @@ export class DepinDemo {
     this.running = this.run();
   }
 
-  /** Stops and waits for the transactions in flight. */
+  /** Stops: cuts the requests in flight and waits for the loop to end. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.sender.abort();
     await this.running;
   }
 

@@ -84,10 +84,11 @@ export class PriceReporter {
     this.running = this.run();
   }
 
-  /** Stops reporting and waits for the transactions in flight. */
+  /** Stops reporting: cuts the requests in flight and waits for the loop to end. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.sender.abort();
     await this.running;
   }
 

@@ -262,11 +262,18 @@ export class CallWorkerPool implements CallOffload {
     await Promise.all(this.slots.map((slot) => slot.started));
   }
 
-  /** Lets every worker finish its calls, close its store and exit; calls a worker has not answered within 10 s fail. */
+  /**
+   * Lets every worker finish its calls, close its store and exit; calls a worker has not answered
+   * within 10 s fail. A worker still starting has no call and only reads the store: it is stopped at
+   * once rather than waited for (a node stopped right after its start would wait for its workers' boot).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const slot of this.slots) slot.worker.postMessage("close");
+    for (const slot of this.slots) {
+      if (slot.ready || slot.gone) slot.worker.postMessage("close");
+      else void slot.worker.terminate();
+    }
     await Promise.all(
       this.slots.map(async (slot) => {
         const timer = setTimeout(() => void slot.worker.terminate(), CLOSE_TIMEOUT_MS);
