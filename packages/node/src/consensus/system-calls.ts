@@ -4,21 +4,26 @@ import type { EVMRunCallOpts } from "@ethereumjs/evm";
 import {
   Account,
   Address,
+  bigIntToBytes,
   bytesToHex,
   createAddressFromString,
   equalsBytes,
   hexToBytes,
+  setLengthLeft,
 } from "@ethereumjs/util";
 import { createVM } from "@ethereumjs/vm";
 import {
   encodeDistributeRewards,
   encodeRecordSlot,
   STAKING_ADDRESS,
+  STAKING_STATS_JAILED_OFFSET,
+  STAKING_STATS_SLOT,
   Staking,
   SYSTEM_ADDRESS,
   SYSTEM_CALL_GAS_LIMIT,
 } from "@strata/contracts";
 import { decodeFunctionResult, encodeFunctionData, getAddress, type Hex } from "viem";
+import { keccak256 } from "../crypto/keccak.js";
 import type { BlockContext } from "../execution/block/block-executor.js";
 import type { StateFactory } from "../execution/state/state-factory.js";
 import type { ActiveValidator } from "./schedule.js";
@@ -157,16 +162,18 @@ async function contextAfter(common: Common, states: StateFactory, header: BlockH
 
 /**
  * Reads the active set as {@link readActiveSet} does, and answers again without running the EVM
- * while the Staking contract's code and every storage slot the last run read hold the same values:
- * `activeValidators()` reads its own storage and nothing else (no other account, no block field), so
- * its answer is the same. Most blocks leave the active set alone (it changes at epoch ends, with
- * jailing, and with staking transactions), and every block reads it.
+ * while the Staking contract's code and what the last run read of its storage hold the same values:
+ * `validatorSet()` reads its own storage and nothing else (no other account, no block field), so its
+ * answer is the same. Of a member's `Stats` slot it uses only `jailed`: the counters sharing that
+ * slot change with every block's `recordSlot`, so only the `jailed` byte of those slots is compared.
+ * Most blocks leave the active set alone (it changes at epoch ends, with jailing, and with staking
+ * transactions), and every block reads it.
  */
 export class ActiveSetReader {
   private last:
     | {
         readonly codeHash: Uint8Array;
-        readonly slots: readonly (readonly [key: Uint8Array, value: Uint8Array])[];
+        readonly slots: readonly ReadSlot[];
         readonly set: ActiveValidator[];
       }
     | undefined;
@@ -177,12 +184,12 @@ export class ActiveSetReader {
     const codeHash = (await state.getAccount(staking))?.codeHash;
     if (!codeHash) return readActiveSet(context);
     if (this.last && (await this.stillHolds(context, codeHash))) return this.last.set;
-    const slots: (readonly [Uint8Array, Uint8Array])[] = [];
+    const read: (readonly [Uint8Array, Uint8Array])[] = [];
     let foreign = false;
     const getStorage = state.getStorage;
     state.getStorage = async (address, key) => {
       const value = await getStorage.call(state, address, key);
-      if (address.equals(staking)) slots.push([key.slice(), value.slice()]);
+      if (address.equals(staking)) read.push([key.slice(), value.slice()]);
       else foreign = true;
       return value;
     };
@@ -192,6 +199,11 @@ export class ActiveSetReader {
     } finally {
       delete (state as Partial<typeof state>).getStorage;
     }
+    const statsSlots = new Set(set.map((v) => bytesToHex(statsSlotOf(v.address))));
+    const slots = read.map(([key, value]): ReadSlot => {
+      const jailedOnly = statsSlots.has(bytesToHex(key));
+      return { key, value: jailedOnly ? jailedByte(value) : value, jailedOnly };
+    });
     // A run that read another account's storage is not remembered (it never does: a safeguard).
     this.last = foreign ? undefined : { codeHash, slots, set };
     return set;
@@ -200,11 +212,33 @@ export class ActiveSetReader {
   private async stillHolds(context: CallContext, codeHash: Uint8Array): Promise<boolean> {
     const last = this.last!;
     if (!equalsBytes(last.codeHash, codeHash)) return false;
-    for (const [key, value] of last.slots) {
-      if (!equalsBytes(await context.vm.stateManager.getStorage(staking, key), value)) return false;
+    for (const { key, value, jailedOnly } of last.slots) {
+      const now = await context.vm.stateManager.getStorage(staking, key);
+      if (!equalsBytes(jailedOnly ? jailedByte(now) : now, value)) return false;
     }
     return true;
   }
+}
+
+/** A storage slot a run of `validatorSet()` read, and what it held (only `jailed` of a `Stats` slot). */
+interface ReadSlot {
+  readonly key: Uint8Array;
+  readonly value: Uint8Array;
+  readonly jailedOnly: boolean;
+}
+
+/** The storage slot of `Staking._stats[validator]`. */
+function statsSlotOf(validator: string): Uint8Array {
+  const preimage = new Uint8Array(64);
+  preimage.set(hexToBytes(validator as Hex), 12);
+  preimage.set(setLengthLeft(bigIntToBytes(STAKING_STATS_SLOT), 32), 32);
+  return keccak256(preimage);
+}
+
+/** The `jailed` byte of a `Stats` slot's value (stored without leading zeros). */
+function jailedByte(value: Uint8Array): Uint8Array {
+  const index = 31 - STAKING_STATS_JAILED_OFFSET;
+  return setLengthLeft(value, 32).subarray(index, index + 1);
 }
 
 /** `recordSlot` calldata by proposer and missed validators: the same few combinations recur block after block. */
