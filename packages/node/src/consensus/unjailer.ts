@@ -49,26 +49,39 @@ export class Unjailer {
   /** The last `unjail()` sent per validator: its hash and the head it was sent on. */
   private readonly sent = new Map<string, { readonly hash: string; readonly at: bigint }>();
   private busy = false;
+  /** A head that arrived while a check ran: checked next (only the latest one counts). */
+  private waiting: BlockHeader | undefined;
   private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly options: UnjailerOptions) {}
 
   /** Watches new heads. */
   start(): void {
-    this.unsubscribe = this.options.chain.events.on("newHead", ({ block }) => {
-      if (this.busy || !this.options.ready()) return;
-      this.busy = true;
-      void this.check(block.header)
-        .catch((error: unknown) => this.options.log.warn({ err: error }, "unjail check failed"))
-        .finally(() => {
-          this.busy = false;
-        });
-    });
+    this.unsubscribe = this.options.chain.events.on("newHead", ({ block }) => this.onHead(block.header));
   }
 
   /** Stops watching. */
   stop(): void {
     this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.waiting = undefined;
+  }
+
+  private onHead(head: BlockHeader): void {
+    if (!this.options.ready()) return;
+    if (this.busy) {
+      this.waiting = head;
+      return;
+    }
+    this.busy = true;
+    void this.check(head)
+      .catch((error: unknown) => this.options.log.warn({ err: error }, "unjail check failed"))
+      .finally(() => {
+        this.busy = false;
+        const next = this.waiting;
+        this.waiting = undefined;
+        if (next && this.unsubscribe) this.onHead(next);
+      });
   }
 
   private async check(head: BlockHeader): Promise<void> {
