@@ -20,3 +20,23 @@ export async function interpreterPrototype(): Promise<object | undefined> {
     return undefined;
   }
 }
+
+/** The interpreter's step method as the wrappers of {@link wrapRunStep} see it. */
+export type RunStep<This> = (this: This, opcode: unknown) => Promise<void>;
+
+/**
+ * Replaces the interpreter's `runStep` (run before every opcode) with `wrap(original)`, for every EVM
+ * of the process. Throws, naming `purpose`, when this version of @ethereumjs/evm keeps no interpreter
+ * where {@link interpreterPrototype} looks.
+ */
+export async function wrapRunStep<This>(
+  purpose: string,
+  wrap: (runStep: RunStep<This>) => RunStep<This>,
+): Promise<void> {
+  const prototype = (await interpreterPrototype()) as { runStep?: RunStep<This> } | undefined;
+  const runStep = prototype?.runStep;
+  if (!prototype || typeof runStep !== "function") {
+    throw new Error(`cannot ${purpose}: @ethereumjs/evm's interpreter was not found`);
+  }
+  prototype.runStep = wrap(runStep);
+}

@@ -1,5 +1,5 @@
 import { ExecutionTimeoutError, RequestCancelledError } from "../../errors/domain-errors.js";
-import { interpreterPrototype } from "./evm-internals.js";
+import { wrapRunStep } from "./evm-internals.js";
 
 /** How long a read-only run (`eth_call`, `eth_estimateGas`, `eth_createAccessList`) may take, and who may call it off. */
 export interface RunLimit {
@@ -86,20 +86,17 @@ interface Stepping {
 }
 
 async function install(): Promise<void> {
-  const prototype = (await interpreterPrototype()) as
-    | { runStep?: (this: Stepping, opcode: unknown) => Promise<void> }
-    | undefined;
-  const runStep = prototype?.runStep;
-  if (!prototype || typeof runStep !== "function") {
-    throw new Error("cannot bound eth_call run time: @ethereumjs/evm's interpreter was not found");
-  }
   let steps = 0;
-  prototype.runStep = function (this: Stepping, opcode: unknown): Promise<void> {
-    if (++steps === STEPS_PER_CHECK) {
-      steps = 0;
-      const limit = limits.get(this._evm);
-      if (limit) checkRunLimit(limit);
-    }
-    return runStep.call(this, opcode);
-  };
+  await wrapRunStep<Stepping>(
+    "bound eth_call run time",
+    (runStep) =>
+      function (this: Stepping, opcode: unknown): Promise<void> {
+        if (++steps === STEPS_PER_CHECK) {
+          steps = 0;
+          const limit = limits.get(this._evm);
+          if (limit) checkRunLimit(limit);
+        }
+        return runStep.call(this, opcode);
+      },
+  );
 }

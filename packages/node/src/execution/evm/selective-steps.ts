@@ -1,5 +1,5 @@
 import type { EVMInterface, InterpreterStep } from "@ethereumjs/evm";
-import { interpreterPrototype } from "./evm-internals.js";
+import { wrapRunStep } from "./evm-internals.js";
 
 /** A `step` listener as @ethereumjs/evm calls it: with a `resolve` when it takes two arguments. */
 export type StepListener = (step: InterpreterStep, resolve?: (result?: unknown) => void) => void;
@@ -47,29 +47,26 @@ export async function selectSteps(
 }
 
 async function install(): Promise<void> {
-  const prototype = (await interpreterPrototype()) as
-    | { runStep?: (this: Stepping, opcode: unknown) => Promise<void> }
-    | undefined;
-  const runStep = prototype?.runStep;
-  if (!prototype || typeof runStep !== "function") {
-    throw new Error("cannot trace selectively: @ethereumjs/evm's interpreter was not found");
-  }
-  prototype.runStep = function (this: Stepping, opcode: unknown): Promise<void> {
-    if (selecting === 0) return runStep.call(this, opcode);
-    const selection = selections.get(this._evm);
-    if (!selection || selection.opcodes[this._runState.opCode] === 0) return runStep.call(this, opcode);
-    // Listening only until this opcode's event: a call's sub-frames run inside its step.
-    const { events, listener } = selection;
-    const once: StepListener = (step, resolve) => {
-      events.off("step", once);
-      // The EVM awaits `once` (two arguments): a one-argument listener is done when it returns.
-      if (listener.length === 2) listener(step, resolve);
-      else {
-        listener(step);
-        resolve?.();
-      }
-    };
-    events.on("step", once);
-    return runStep.call(this, opcode).finally(() => events.off("step", once));
-  };
+  await wrapRunStep<Stepping>(
+    "trace selectively",
+    (runStep) =>
+      function (this: Stepping, opcode: unknown): Promise<void> {
+        if (selecting === 0) return runStep.call(this, opcode);
+        const selection = selections.get(this._evm);
+        if (!selection || selection.opcodes[this._runState.opCode] === 0) return runStep.call(this, opcode);
+        // Listening only until this opcode's event: a call's sub-frames run inside its step.
+        const { events, listener } = selection;
+        const once: StepListener = (step, resolve) => {
+          events.off("step", once);
+          // The EVM awaits `once` (two arguments): a one-argument listener is done when it returns.
+          if (listener.length === 2) listener(step, resolve);
+          else {
+            listener(step);
+            resolve?.();
+          }
+        };
+        events.on("step", once);
+        return runStep.call(this, opcode).finally(() => events.off("step", once));
+      },
+  );
 }
