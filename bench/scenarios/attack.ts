@@ -1,12 +1,11 @@
 import { createPublicClient, createWalletClient, defineChain, type Hex, http, parseGwei } from "viem";
+import { CALL_LOOPER_CODE } from "../../packages/node/src/testing/heavy-code.js";
 import { DEV_ACCOUNT_0, devAccount0 } from "../accounts.js";
 import { percentile } from "../load.js";
 import { hexToNumber, RpcClient, sleep } from "../rpc.js";
 import { CHAIN_ID } from "../targets.js";
 import type { Measurement, Scenario, ScenarioContext } from "./types.js";
 
-/** Creation code of a contract whose code, `JUMPDEST PUSH1 0 JUMP`, loops until its gas runs out. */
-const LOOPER_CODE = "0x635b6000566000526004601cf3";
 /** Concurrent probers. */
 const PROBERS = 4;
 /** Each prober sends a request every this many milliseconds (a latency probe, not a load). */
@@ -49,7 +48,7 @@ async function deployLooper(ctx: ScenarioContext): Promise<Hex> {
   const wallet = createWalletClient({ account: devAccount0(), chain, transport });
   const client = createPublicClient({ chain, transport });
   const hash = await wallet.sendTransaction({
-    data: LOOPER_CODE,
+    data: CALL_LOOPER_CODE,
     gas: 100_000n,
     maxFeePerGas: parseGwei("100"),
     maxPriorityFeePerGas: parseGwei("1"),

@@ -10,11 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Address, getContractAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CALL_LOOPER_CODE } from "../testing/heavy-code.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
 import { rpc, viemClients } from "./clients.js";
 
-// Creation code of a contract whose code, `JUMPDEST PUSH1 0 JUMP`, loops until its gas runs out.
-const LOOPER_CODE = "0x635b6000566000526004601cf3";
 /** The node's maximum time for a trace, a call, an estimate, a simulation and a block build. */
 const LIMIT_MS = 1_500;
 /** Most struct-logger entries one trace may return here. */
@@ -55,7 +54,7 @@ beforeAll(async () => {
     },
   });
   const { wallet, publicClient } = viemClients(t.url);
-  const hash = await wallet.sendTransaction({ data: LOOPER_CODE });
+  const hash = await wallet.sendTransaction({ data: CALL_LOOPER_CODE });
   looper = (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
 }, 60_000);
 

@@ -21,8 +21,12 @@ export async function interpreterPrototype(): Promise<object | undefined> {
   }
 }
 
-/** The interpreter's step method as the wrappers of {@link wrapRunStep} see it. */
-export type RunStep<This> = (this: This, opcode: unknown) => Promise<void>;
+/**
+ * The interpreter's step method as the wrappers of {@link wrapRunStep} see it: undefined when the
+ * step ran to its end synchronously (patches/ let a step without `step` listeners do so unless its
+ * opcode waits for state), else the promise of its end.
+ */
+export type RunStep<This> = (this: This, opcode: unknown) => Promise<void> | undefined;
 
 /**
  * Replaces the interpreter's `runStep` (run before every opcode) with `wrap(original)`, for every EVM

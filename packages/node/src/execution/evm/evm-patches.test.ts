@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
-import { createEVM, type Message } from "@ethereumjs/evm";
+import { createEVM, type InterpreterStep, type Message } from "@ethereumjs/evm";
 import { MerkleStateManager } from "@ethereumjs/statemanager";
 import {
   Account,
@@ -15,6 +15,7 @@ import {
   toBytes,
 } from "@ethereumjs/util";
 import { describe, expect, it } from "vitest";
+import { interpreterPrototype, type RunStep } from "./evm-internals.js";
 
 const ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
 const PATCHES = join(ROOT, "patches");
@@ -96,6 +97,68 @@ describe("patched @ethereumjs internals", () => {
     expect(execResult.exceptionError?.error).toBe("revert");
     expect(execResult.logs).toEqual([]);
     expect(execResult.returnValue).toEqual(setLengthLeft(Uint8Array.of(0x2a), 32));
+  });
+
+  it("run steps that wait for nothing synchronously, with the outcome a `step` listener sees", async () => {
+    // Ten rounds of: count down in memory, SSTORE the count; then KECCAK256 of the word, plus
+    // SLOAD(5), MSTORE, LOG0 and RETURN it. Only the eleven SSTOREs and SLOAD wait for state.
+    const code = "0x600a5f525b5f5160019003805f52808055600457" + "60205f2060055401" + "5f5260205fa060205ff3";
+    const prototype = (await interpreterPrototype()) as { runStep: RunStep<unknown> };
+    const original = prototype.runStep;
+    const run = async (listen: boolean) => {
+      const evm = await evmWith(code);
+      const steps: string[] = [];
+      if (listen) evm.events?.on("step", (step: InterpreterStep) => steps.push(step.opcode.name));
+      let promises = 0;
+      let plain = 0;
+      prototype.runStep = function (this: unknown, opcode: unknown) {
+        // A step that ends the frame (RETURN) throws, synchronously when it runs synchronously.
+        let stepping: Promise<void> | undefined;
+        try {
+          stepping = original.call(this, opcode);
+        } finally {
+          if (stepping) promises++;
+          else plain++;
+        }
+        return stepping;
+      };
+      try {
+        const { execResult } = await evm.runCall({ caller: CALLER, to: CALLEE, gasLimit: 1_000_000n });
+        const stored = await evm.stateManager.getStorage(CALLEE, setLengthLeft(Uint8Array.of(5), 32));
+        return { execResult, stored, promises, plain, steps };
+      } finally {
+        prototype.runStep = original;
+      }
+    };
+    const fast = await run(false);
+    const listened = await run(true);
+    expect(fast.execResult.exceptionError).toBeUndefined();
+    expect(fast.promises).toBe(11);
+    expect(fast.plain).toBeGreaterThan(100);
+    expect(listened.plain).toBe(0);
+    expect(listened.promises).toBe(fast.promises + fast.plain);
+    expect(listened.steps).toHaveLength(listened.promises);
+    expect(fast.execResult.executionGasUsed).toBe(listened.execResult.executionGasUsed);
+    expect(fast.execResult.returnValue).toEqual(listened.execResult.returnValue);
+    expect(fast.execResult.logs).toEqual(listened.execResult.logs);
+    expect(fast.stored).toEqual(Uint8Array.of(5));
+  });
+
+  it("fail a step without listeners as with them: out of gas in a dynamic charge, an invalid opcode", async () => {
+    for (const [code, error] of [
+      ["0x6201000051", "out of gas"],
+      ["0x6001fe", "invalid opcode"],
+    ] as const) {
+      const outcomes = [];
+      for (const listen of [false, true]) {
+        const evm = await evmWith(code);
+        if (listen) evm.events?.on("step", () => {});
+        const { execResult } = await evm.runCall({ caller: CALLER, to: CALLEE, gasLimit: 1_000n });
+        outcomes.push({ error: execResult.exceptionError?.error, gas: execResult.executionGasUsed });
+      }
+      expect(outcomes[0]?.error, code).toBe(error);
+      expect(outcomes[0], code).toEqual(outcomes[1]);
+    }
   });
 
   it("pad bytes into a fresh array of the target length", () => {

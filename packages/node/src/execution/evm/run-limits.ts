@@ -90,7 +90,7 @@ async function install(): Promise<void> {
   await wrapRunStep<Stepping>(
     "bound eth_call run time",
     (runStep) =>
-      function (this: Stepping, opcode: unknown): Promise<void> {
+      function (this: Stepping, opcode: unknown): Promise<void> | undefined {
         if (++steps === STEPS_PER_CHECK) {
           steps = 0;
           const limit = limits.get(this._evm);

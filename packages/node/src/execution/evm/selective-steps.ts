@@ -50,7 +50,7 @@ async function install(): Promise<void> {
   await wrapRunStep<Stepping>(
     "trace selectively",
     (runStep) =>
-      function (this: Stepping, opcode: unknown): Promise<void> {
+      function (this: Stepping, opcode: unknown): Promise<void> | undefined {
         if (selecting === 0) return runStep.call(this, opcode);
         const selection = selections.get(this._evm);
         if (!selection || selection.opcodes[this._runState.opCode] === 0) return runStep.call(this, opcode);
@@ -66,7 +66,13 @@ async function install(): Promise<void> {
           }
         };
         events.on("step", once);
-        return runStep.call(this, opcode).finally(() => events.off("step", once));
+        // With a listener attached the step runs as a promise; should it not, it is over already.
+        const stepping = runStep.call(this, opcode);
+        if (!stepping) {
+          events.off("step", once);
+          return undefined;
+        }
+        return stepping.finally(() => events.off("step", once));
       },
   );
 }

@@ -5,14 +5,13 @@ import { CallRequest } from "@strata/protocol";
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpc, viemClients } from "../../e2e/clients.js";
+import { CALL_LOOPER_CODE } from "../../testing/heavy-code.js";
 import { startTestNode, type TestNode } from "../../testing/test-node.js";
 import { runLimit } from "../evm/run-limits.js";
 import type { StorageCacheBounds } from "../state/chain-storage.js";
 import { DEFAULT_TRACE_LIMITS } from "../tracing/trace-options.js";
 import { CallWorkerPool } from "./call-worker-pool.js";
 
-// Creation code of a contract whose code, `JUMPDEST PUSH1 0 JUMP`, loops until its gas runs out.
-const LOOPER_CODE = "0x635b6000566000526004601cf3";
 /** Decoded blocks one worker keeps (the store's block cache). */
 const BLOCK_CACHE_ENTRIES = 512;
 const WORKERS = 1;
@@ -94,7 +93,7 @@ describe("execution workers' caches in /metrics", () => {
 
   it("answers a scrape while the worker runs a long call, with the worker's last figures", async () => {
     const { wallet, publicClient } = viemClients(t.url);
-    const hash = await wallet.sendTransaction({ data: LOOPER_CODE });
+    const hash = await wallet.sendTransaction({ data: CALL_LOOPER_CODE });
     const looper: Address = (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
     const idle = (await caches()).get("worker_blocks")!;
     const dispatched = await workerCalls();

@@ -1,0 +1,7 @@
+/**
+ * Creation code of a contract that, until its gas runs out, STATICCALLs the empty account 0xff:
+ * `JUMPDEST PUSH0 PUSH0 PUSH0 PUSH0 PUSH1 0xff GAS STATICCALL POP PUSH1 0 JUMP`. A call frame costs
+ * the interpreter far more time per unit of gas than plain opcodes do, so at the gas cap it runs
+ * for seconds: what tests of execution limits need, however fast the interpreter gets.
+ */
+export const CALL_LOOPER_CODE = "0x6c5b5f5f5f5f60ff5afa50600056600052600d6013f3";
