@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRpc, rpc, viemClients } from "../../e2e/clients.js";
+import { CALL_LOOPER_CODE, CALL_LOOPER_RUNTIME } from "../../testing/heavy-code.js";
 import { startTestNode, type TestNode } from "../../testing/test-node.js";
+import { interpreterPrototype } from "../evm/evm-internals.js";
 
 let t: TestNode;
 let looper: string;
 
-/** Deploys runtime code `JUMPDEST PUSH1 0 JUMP` (loops until the gas runs out) on the node at `url`. */
+/** Deploys {@link CALL_LOOPER_RUNTIME} (loops until the gas runs out) on the node at `url`. */
 async function deployLooper(url: string): Promise<string> {
   const { wallet, publicClient } = viemClients(url);
-  const hash = await wallet.sendTransaction({ data: "0x635b6000566000526004601cf3" });
+  const hash = await wallet.sendTransaction({ data: CALL_LOOPER_CODE });
   return (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
 }
 
@@ -66,7 +68,9 @@ describe("call wall-clock limit", () => {
     const timeout = { code: -32000, message: "execution timeout" };
     expect((await rpc(limited.url, "eth_call", [{ to: loop }, "latest"])).error).toEqual(timeout);
     // A contract creation whose init code loops: the full-transaction path.
-    expect((await rpc(limited.url, "eth_call", [{ data: "0x5b5f56" }, "latest"])).error).toEqual(timeout);
+    expect((await rpc(limited.url, "eth_call", [{ data: CALL_LOOPER_RUNTIME }, "latest"])).error).toEqual(
+      timeout,
+    );
     expect((await rpc(limited.url, "eth_estimateGas", [{ to: loop }])).error).toEqual(timeout);
     expect((await rpc(limited.url, "eth_createAccessList", [{ to: loop }])).error).toEqual(timeout);
   });
@@ -77,5 +81,35 @@ describe("call wall-clock limit", () => {
     expect(outOfGas.error).toEqual({ code: -32000, message: "out of gas" });
     const again = await rpc(limited.url, "eth_call", [{ to: loop }, "latest"]);
     expect(again.error).toEqual({ code: -32000, message: "execution timeout" });
+  });
+});
+
+describe("gas estimates", () => {
+  // Runtime code that writes slot 0 twice: the second SSTORE costs 100 gas but needs more than
+  // EIP-2200's 2,300 left, so the least limit that succeeds is above the gas the run uses.
+  const WRITER = "0x6a6001600055600260005500600052600b6015f3";
+
+  it("takes two interpreter runs when the predicted limit holds, and answers the least limit that succeeds", async () => {
+    const { wallet, publicClient } = viemClients(t.url);
+    const hash = await wallet.sendTransaction({ data: WRITER });
+    const writer = (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
+    const prototype = (await interpreterPrototype()) as { run: (...args: unknown[]) => Promise<unknown> };
+    const run = prototype.run;
+    let transactions = 0;
+    prototype.run = function (this: { _env: { depth: number } }, ...args: unknown[]) {
+      if (this._env.depth === 0) transactions++;
+      return run.apply(this, args);
+    };
+    let estimate: bigint;
+    try {
+      estimate = BigInt((await rpc(t.url, "eth_estimateGas", [{ to: writer }, "latest"])).result as string);
+    } finally {
+      prototype.run = run;
+    }
+    expect(transactions).toBe(2);
+    const call = (gas: bigint) =>
+      rpc(t.url, "eth_call", [{ to: writer, gas: `0x${gas.toString(16)}` }, "latest"]);
+    expect((await call(estimate)).error).toBeUndefined();
+    expect((await call(estimate - 1n)).error?.message).toBe("out of gas");
   });
 });

@@ -92,8 +92,6 @@ export interface CallExecutorOptions {
 
 const CALL_STIPEND = 2300n;
 const ESTIMATE_ERROR_RATIO = 0.015;
-/** Where the estimate looks below a limit that holds: 1.49 % lower, within geth's 1.5 % error ratio. */
-const ESTIMATE_PROBE_PER_10K = 149n;
 const TRANSFER_GAS = 21_000n;
 
 /**
@@ -210,18 +208,12 @@ export class CallExecutor {
       throwOnFailure(first.result.execResult);
     }
     let lo = first.gasUsed - 1n;
-    // The least limit under which the run goes as it went at the cap is tried first; when it holds
-    // and a limit just over 1.5 % below it fails, three runs settle the estimate.
+    // The least limit under which the run goes as it went at the cap is tried first: when it holds,
+    // it is the answer (two runs), as a limit below it would starve a frame, a call or an SSTORE.
     const predicted = first.need !== undefined && first.need > first.gasUsed ? first.need : first.gasUsed;
     if (predicted > lo && predicted < hi) {
-      if (await this.succeeds(request, block, predicted, limit)) {
-        hi = predicted;
-        const below = hi - (hi * ESTIMATE_PROBE_PER_10K) / 10_000n;
-        if (below > lo && below < hi) {
-          if (await this.succeeds(request, block, below, limit)) hi = below;
-          else lo = below;
-        }
-      } else lo = predicted;
+      if (await this.succeeds(request, block, predicted, limit)) return predicted;
+      lo = predicted;
     }
     // geth's optimistic limit: the gas used and refunded, the stipend, and what EIP-150 keeps back.
     const optimistic = ((first.gasUsed + first.result.gasRefund + CALL_STIPEND) * 64n) / 63n;

@@ -16,6 +16,7 @@ import {
   RequestCancelledError,
   RevertError,
 } from "../../errors/domain-errors.js";
+import { CALL_LOOPER_CODE } from "../../testing/heavy-code.js";
 import { startTestNode, type TestNode } from "../../testing/test-node.js";
 import type { CallResult } from "../call/call-result-cache.js";
 import { runLimit } from "../evm/run-limits.js";
@@ -25,15 +26,13 @@ import { CallWorkerPool } from "./call-worker-pool.js";
 const HOLDER = "0x00000000000000000000000000000000000000aa";
 // Creation code that returns blockhash(NUMBER - 1): NUMBER PUSH1 1 SWAP1 SUB BLOCKHASH PUSH0 MSTORE PUSH1 32 PUSH0 RETURN.
 const PARENT_HASH_CODE = "0x4360019003405f5260205ff3";
-// Creation code of a contract whose code, `JUMPDEST PUSH1 0 JUMP`, loops until its gas runs out.
-const LOOPER_CODE = "0x635b6000566000526004601cf3";
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Deploys the looping contract on the node at `url`. */
 async function deployLooper(url: string): Promise<Address> {
   const { wallet, publicClient } = viemClients(url);
-  const hash = await wallet.sendTransaction({ data: LOOPER_CODE });
+  const hash = await wallet.sendTransaction({ data: CALL_LOOPER_CODE });
   return (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
 }
 
