@@ -8,7 +8,7 @@ import { advanceCheckpoints, type Checkpoint, type Checkpoints } from "../consen
 import type { BuiltBlock } from "../execution/block/block-executor.js";
 import { buildGenesisBlock } from "../execution/block/genesis.js";
 import { followHead } from "../execution/evm/common.js";
-import type { StateStep } from "../execution/state/state-carry.js";
+import { type StateStep, stateWrites } from "../execution/state/state-carry.js";
 import type { StateFactory } from "../execution/state/state-factory.js";
 import type { BoundedStructure } from "../metrics/bounded-structure.js";
 import type { BlockCommit, ChainStore, CheckpointHashes } from "../storage/chain-store.js";
@@ -299,8 +299,15 @@ export class Chain {
     let parentRoot = parentStateRoot;
     for (const built of run) {
       const { stateRoot } = built.block.header;
-      if (built.accounts)
-        this.events.emit("stateStep", { parentRoot, root: stateRoot, changed: [...built.accounts.keys()] });
+      if (built.accounts) {
+        const written = built.written && stateWrites(built.accounts, built.written);
+        this.events.emit("stateStep", {
+          parentRoot,
+          root: stateRoot,
+          changed: [...built.accounts.keys()],
+          ...(written ? { written } : {}),
+        });
+      }
       parentRoot = stateRoot;
       this.events.emit("newHead", { block: built.block, receipts: built.receipts });
     }

@@ -9,7 +9,7 @@ import type { WriteOp } from "../../storage/kv.js";
 import type { StoredReceipt } from "../../storage/records.js";
 import type { TrieDatabase } from "../../storage/trie-db.js";
 import type { ChainView } from "../evm/chain-view.js";
-import type { DecodedAccountStateManager } from "../state/decoded-account-cache.js";
+import type { DecodedAccountStateManager, FlushedStorageAndCode } from "../state/decoded-account-cache.js";
 import { cachedEntryCount } from "../state/state-caches.js";
 import type { StateFactory } from "../state/state-factory.js";
 import { StreamingBlockBuilder } from "./streaming-block-builder.js";
@@ -78,6 +78,8 @@ export interface BuiltBlock {
   readonly rejected: RejectedTx[];
   /** Accounts the block changed, as they stand after it (by lowercase hex; undefined: deleted), when known. */
   readonly accounts?: ReadonlyMap<string, Account | undefined>;
+  /** The storage slots and code the block wrote, as they stand after it, when known with `accounts`. */
+  readonly written?: FlushedStorageAndCode;
 }
 
 /** The `mixHash` (prevRandao) of the block built on `parent`. */
@@ -208,9 +210,10 @@ export class BlockExecutor {
     const block = hooks ? hooks.seal(unsealed) : unsealed;
     this.warm =
       cachedEntryCount(state) < this.warmStateLimit ? { root: block.header.stateRoot, state, vm } : undefined;
+    const written = state.flushedStorageAndCode();
     const accounts = state.takeFlushedAccounts();
     const stateWrites = proposed.keepStateWrites ? [] : this.trieDb.drain();
-    return { block, receipts, stateWrites, rejected, accounts };
+    return { block, receipts, stateWrites, rejected, accounts, written };
   }
 
   /**

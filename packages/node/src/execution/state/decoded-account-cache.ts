@@ -30,6 +30,15 @@ class DecodedAccountEntry {
   }
 }
 
+/** A slot known to be empty, as @ethereumjs' storage cache holds it. */
+const EMPTY_SLOT = Uint8Array.of(0x80);
+
+/** What a state's flushes wrote to storage tries and the code store (see {@link DecodedAccountStateManager.flushedStorageAndCode}). */
+export interface FlushedStorageAndCode {
+  readonly slots: ReadonlyMap<string, ReadonlyMap<string, Uint8Array>>;
+  readonly code: ReadonlyMap<string, Uint8Array>;
+}
+
 function copyAccount(account: Account): Account {
   return new Account(account.nonce, account.balance, account.storageRoot, account.codeHash);
 }
@@ -65,12 +74,26 @@ export class DecodedAccountCache extends AccountCache {
 export class DecodedAccountStateManager extends MerkleStateManager {
   /** Accounts written to the trie since {@link takeFlushedAccounts} (by lowercase hex; undefined: deleted). */
   private flushed = new Map<string, Account | undefined>();
+  /** Slots and code written since {@link takeFlushedAccounts}, by lowercase hex address. */
+  private flushedSlots = new Map<string, Map<string, Uint8Array>>();
+  private flushedCode = new Map<string, Uint8Array>();
 
   /** The accounts written to the trie by the flushes since the last call, as they now stand. */
   takeFlushedAccounts(): Map<string, Account | undefined> {
     const accounts = this.flushed;
     this.flushed = new Map();
+    this.flushedSlots = new Map();
+    this.flushedCode = new Map();
     return accounts;
+  }
+
+  /**
+   * The storage slots (by unprefixed key hex, each value as a storage cache holds it: RLP, `0x80`
+   * for an emptied slot) and the code the flushes since {@link takeFlushedAccounts} wrote, by
+   * lowercase hex address: every value exactly as it stands after them.
+   */
+  flushedStorageAndCode(): FlushedStorageAndCode {
+    return { slots: this.flushedSlots, code: this.flushedCode };
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
@@ -105,6 +128,7 @@ export class DecodedAccountStateManager extends MerkleStateManager {
   private async flushCode(): Promise<void> {
     for (const [addressHex, { code }] of this._caches?.code?.flush() ?? []) {
       if (code === undefined) continue;
+      this.flushedCode.set(`0x${addressHex}`, code);
       const address = createAddressFromString(`0x${addressHex}`);
       const codeHash = keccak256(code);
       const key = this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash;
@@ -120,6 +144,9 @@ export class DecodedAccountStateManager extends MerkleStateManager {
     for (const [addressHex, keyHex, value] of this._caches?.storage?.flush() ?? []) {
       const decoded = RLP.decode(value ?? new Uint8Array()) as Uint8Array;
       const stored = decoded.length > 0 ? RLP.encode(decoded) : new Uint8Array();
+      const written = this.flushedSlots.get(`0x${addressHex}`) ?? new Map<string, Uint8Array>();
+      this.flushedSlots.set(`0x${addressHex}`, written);
+      written.set(keyHex, decoded.length > 0 ? stored : EMPTY_SLOT);
       const slots = byAddress.get(addressHex) ?? [];
       byAddress.set(addressHex, slots);
       slots.push([keccak256(hexToBytes(`0x${keyHex}`)), stored]);

@@ -105,8 +105,19 @@ describe("state carried from a block's parent", () => {
       expect(step.changed).toContain(address.toString());
     expect(step.changed).not.toContain(bystander!.address.toLowerCase());
 
+    // The step carries what the block wrote, as it stands after it: the contract's slot among them.
+    const slotKey = bytesToHex(slots[0]!).slice(2);
+    expect(step.written?.slots.get(contract.toString())?.get(slotKey)).toEqual(Uint8Array.of(42));
+    expect(step.written?.accounts.get(from.toString())).toBeInstanceOf(Uint8Array);
+
     warm.record(step);
     const after = warm.at(second.header.stateRoot);
+    // Cached before any read: the written slot and the changed accounts.
+    const cachedSlot = (state: object) =>
+      (
+        state as { _caches: { storage: { get(a: unknown, k: Uint8Array): Uint8Array | undefined } } }
+      )._caches.storage.get(contract, slots[0]!);
+    expect(cachedSlot(after)).toEqual(Uint8Array.of(42));
     // Warm from the start: the bystander's entries came along.
     expect(cachedEntryCount(after)).toBeGreaterThan(0);
     const cold = chain.states.at(second.header.stateRoot);
@@ -117,7 +128,23 @@ describe("state carried from a block's parent", () => {
 
     // Without the block's changed addresses the carried caches would answer the parent's values: the
     // list is what keeps the carried state right.
-    const stale = carriedState(chain.states, before, { ...step, changed: [] });
+    const stale = carriedState(chain.states, before, {
+      parentRoot: step.parentRoot,
+      root: step.root,
+      changed: [],
+    });
     expect(await stale.getStorage(contract, slots[0]!)).toEqual(new Uint8Array([1]));
+
+    // A slot the block empties is carried as known-empty; a state whose parent is not warm any more
+    // starts with the block's writes too.
+    const third = await mine([{ to: contract.toString(), data: bytesToHex(new Uint8Array(32)) }]);
+    const emptied = steps.at(-1)!;
+    expect(emptied.written?.slots.get(contract.toString())?.get(slotKey)).toEqual(Uint8Array.of(0x80));
+    const unrelated = new WarmStates(chain.states, 2);
+    unrelated.record(emptied);
+    const fresh = unrelated.at(third.header.stateRoot);
+    expect(cachedSlot(fresh)).toEqual(Uint8Array.of(0x80));
+    expect(await fresh.getStorage(contract, slots[0]!)).toEqual(new Uint8Array());
+    expect(await read(fresh)).toEqual(await read(chain.states.at(third.header.stateRoot)));
   });
 });

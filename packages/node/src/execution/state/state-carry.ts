@@ -1,5 +1,6 @@
 import type { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import type { DecodedAccountStateManager } from "./decoded-account-cache.js";
+import type { Account } from "@ethereumjs/util";
+import type { DecodedAccountStateManager, FlushedStorageAndCode } from "./decoded-account-cache.js";
 import { createStateCaches } from "./state-caches.js";
 import type { StateFactory } from "./state-factory.js";
 
@@ -11,6 +12,43 @@ export interface StateStep {
   readonly parentRoot: Uint8Array;
   readonly root: Uint8Array;
   readonly changed: readonly string[];
+  /** What the block wrote, as it stands after it, when known and not too large to post. */
+  readonly written?: StateWrites;
+}
+
+/**
+ * The values a block wrote (posted to execution workers with its {@link StateStep}), by lowercase
+ * hex address: each changed account's RLP (null: deleted), the storage slots it wrote (by unprefixed
+ * key hex, each as a storage cache holds it), and new code. The state after the block starts with
+ * them cached, so the first reads after a block find what it changed without walking the trie.
+ */
+export interface StateWrites {
+  readonly accounts: ReadonlyMap<string, Uint8Array | null>;
+  readonly slots: ReadonlyMap<string, ReadonlyMap<string, Uint8Array>>;
+  readonly code: ReadonlyMap<string, Uint8Array>;
+}
+
+/** Slots and accounts beyond which a block's writes are not posted (its step names the addresses only). */
+const MAX_POSTED_WRITES = 4_096;
+/** Code bytes beyond which a block's writes are not posted. */
+const MAX_POSTED_CODE_BYTES = 1024 * 1024;
+
+/**
+ * The {@link StateWrites} of a block from what its build flushed, or undefined when they are more
+ * than is worth posting to every worker ({@link MAX_POSTED_WRITES}, {@link MAX_POSTED_CODE_BYTES}).
+ */
+export function stateWrites(
+  accounts: ReadonlyMap<string, Account | undefined>,
+  written: FlushedStorageAndCode,
+): StateWrites | undefined {
+  let entries = accounts.size;
+  for (const slots of written.slots.values()) entries += slots.size;
+  let codeBytes = 0;
+  for (const code of written.code.values()) codeBytes += code.length;
+  if (entries > MAX_POSTED_WRITES || codeBytes > MAX_POSTED_CODE_BYTES) return undefined;
+  const encoded = new Map<string, Uint8Array | null>();
+  for (const [address, account] of accounts) encoded.set(address, account ? account.serialize() : null);
+  return { accounts: encoded, slots: written.slots, code: written.code };
 }
 
 /** The part of an lru-cache a state manager's cache holds its entries in. */
@@ -45,7 +83,22 @@ export function carriedState(
     copyEntries(source.storage, caches.storage, changed);
     copyEntries(source.code, caches.code, changed);
   }
+  if (step.written) putWrites(caches, step.written);
   return states.at(step.root, caches);
+}
+
+/**
+ * Caches `writes` (values as they stand at the state the caches are for). A written address's
+ * storage map holds only its written slots: other slots are read from the trie when asked for.
+ */
+function putWrites(caches: Caches, writes: StateWrites): void {
+  const accounts = (caches.account as LruBacked | undefined)?._lruCache;
+  const storage = (caches.storage as LruBacked | undefined)?._lruCache;
+  const code = (caches.code as LruBacked | undefined)?._lruCache;
+  for (const [address, rlp] of writes.accounts)
+    accounts?.set(address.slice(2), { accountRLP: rlp ?? undefined });
+  for (const [address, slots] of writes.slots) storage?.set(address.slice(2), new Map(slots));
+  for (const [address, bytes] of writes.code) code?.set(address.slice(2), { code: bytes });
 }
 
 /** Copies `from`'s entries into `to`, oldest first (so recency is kept), leaving out `changed` addresses. */
@@ -91,11 +144,19 @@ export class WarmStates {
     } else {
       const step = this.steps.get(key);
       const parent = step && this.warm.get(rootKey(step.parentRoot));
-      state = step && parent ? carriedState(this.states, parent, step) : this.states.at(stateRoot, "lru");
+      state = step && parent ? carriedState(this.states, parent, step) : this.fresh(stateRoot, step);
     }
     this.warm.set(key, state);
     if (this.warm.size > this.kept) this.warm.delete(this.warm.keys().next().value as string);
     return state;
+  }
+
+  /** The state at `stateRoot` with fresh caches, holding what `step` (the block that made it) wrote. */
+  private fresh(stateRoot: Uint8Array, step: StateStep | undefined): MerkleStateManager {
+    if (!step?.written) return this.states.at(stateRoot, "lru");
+    const caches = createStateCaches("lru");
+    putWrites(caches, step.written);
+    return this.states.at(stateRoot, caches);
   }
 }
 
