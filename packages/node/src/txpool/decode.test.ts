@@ -25,7 +25,8 @@ describe("decodeRawTransaction", () => {
 
   beforeAll(async () => {
     common = await createChainCommon(loadNetwork("dev"));
-    recovery = SenderRecovery.start(2)!;
+    // Every signature to the workers: the tests below compare their answers with this thread's.
+    recovery = SenderRecovery.start(2, { inlineWhenIdle: false })!;
   });
   afterAll(() => recovery.close());
 
@@ -127,6 +128,29 @@ describe("decodeRawTransaction", () => {
     decoded.forEach((tx, i) => {
       expect(tx.getSenderAddress().toString()).toBe(bytesToHex(privateToAddress(keys[i]!)));
     });
+  });
+
+  it("recovers a transaction arriving alone on this thread, and a burst on the workers in one batch", async () => {
+    const pool = SenderRecovery.start(1)!;
+    try {
+      const [legacy, accessList, feeMarket] = signedOfEveryType();
+      const alone = await decodeRawTransaction(feeMarket!.serialize(), common, MAX, pool);
+      expect(alone.getSenderAddress().toString()).toBe(SENDER);
+      expect(pool.batches).toBe(0);
+      // Another turn, another lone transaction: this thread again.
+      await new Promise((resolve) => setImmediate(resolve));
+      await decodeRawTransaction(legacy!.serialize(), common, MAX, pool);
+      expect(pool.batches).toBe(0);
+      await new Promise((resolve) => setImmediate(resolve));
+      // Three in one turn: the first here, the other two to a worker together.
+      const burst = await Promise.all(
+        [legacy, accessList, feeMarket].map((tx) => decodeRawTransaction(tx!.serialize(), common, MAX, pool)),
+      );
+      for (const tx of burst) expect(tx.getSenderAddress().toString()).toBe(SENDER);
+      expect(pool.batches).toBe(1);
+    } finally {
+      pool.close();
+    }
   });
 
   it("recovers in-thread once the workers are closed", async () => {

@@ -12,7 +12,7 @@ import {
 } from "@ethereumjs/tx";
 import { Address, bytesToBigInt, SECP256K1_ORDER_DIV_2 } from "@ethereumjs/util";
 import { keccak256 } from "../crypto/keccak.js";
-import { pad32, recoveryId } from "../crypto/native-crypto.js";
+import { nativeCryptoAvailable, pad32, recoveryId } from "../crypto/native-crypto.js";
 import type { SenderRecovery } from "../crypto/sender-recovery.js";
 import { InvalidTransactionError } from "../errors/domain-errors.js";
 import { signingHash } from "./signing-hash.js";
@@ -39,7 +39,8 @@ export const BLOB_TX_MAX_BYTES = 1024 * 1024;
 /**
  * Decodes a raw signed transaction (RLP legacy or EIP-2718 typed envelope) and checks what can never
  * change: size, type, chain id and signature. The sender is recovered here, once, and cached on the
- * object: on `recovery`'s worker threads when given and available, otherwise on this thread.
+ * object: on `recovery`'s worker threads when given and available (but for a transaction arriving
+ * alone at an idle pool, {@link SenderRecovery.claimInline}), otherwise on this thread.
  *
  * A blob transaction must come in its network form, with its sidecar: `[tx, blobs, commitments,
  * proofs]` (EIP-4844) or `[tx, 1, blobs, commitments, cell proofs]` (EIP-7594). The KZG proofs are
@@ -88,8 +89,12 @@ export async function decodeRawTransaction(
     throw new InvalidTransactionError(`invalid transaction: ${cleanMessage(error)}`);
   }
   if (!tx.isSigned()) throw new InvalidTransactionError("invalid transaction v, r, s values");
-  const publicKey = recovery?.available
-    ? await recoverOffThread(tx, recovery, {
+  // A transaction arriving alone is recovered here when this thread recovers natively (the main
+  // thread): quicker than the round trip to a worker.
+  const workers =
+    recovery?.available && !(nativeCryptoAvailable && recovery.claimInline()) ? recovery : undefined;
+  const publicKey = workers
+    ? await recoverOffThread(tx, workers, {
         hash: blob
           ? tx.getMessageToVerifySignature()
           : signingHash(raw, typed, body.length, typed ? undefined : chainId),
