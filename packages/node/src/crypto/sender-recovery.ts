@@ -16,6 +16,8 @@ const REQUEST_BYTES = 32 + 64 + 1;
 const ANSWER_BYTES = 1 + 64;
 /** Signatures sent to a worker in one message, at most. */
 const MAX_BATCH = 512;
+/** A signature asked for within this many milliseconds of the one before belongs to a stream. */
+const STREAM_GAP_MS = 5;
 
 /** Where the worker finds the native bindings (resolved from this package, handed over as data). */
 interface WorkerPaths {
@@ -67,8 +69,8 @@ interface Pending {
 /** How a {@link SenderRecovery} pool may be used. */
 export interface SenderRecoveryOptions {
   /**
-   * Whether a lone signature (nothing queued or in flight, none recovered so in this event-loop
-   * turn) may be recovered on the caller's thread ({@link SenderRecovery.claimInline}). Default true.
+   * Whether a lone signature (nothing queued or in flight, none asked for just before) may be
+   * recovered on the caller's thread ({@link SenderRecovery.claimInline}). Default true.
    */
   readonly inlineWhenIdle?: boolean;
 }
@@ -84,8 +86,8 @@ export interface SenderRecoveryOptions {
 export class SenderRecovery {
   private queue: Pending[] = [];
   private flushScheduled = false;
-  /** A signature was recovered on the caller's thread in this event-loop turn. */
-  private inlineTurn = false;
+  /** When a signature was last asked for (`performance.now()`), on either path. */
+  private lastAskedAt = Number.NEGATIVE_INFINITY;
   private readonly inFlight = new Map<number, { readonly batch: Pending[]; readonly worker: Worker }>();
   /** Batches each worker is working on; a worker holds the process open only while it has some. */
   private readonly busy = new Map<Worker, number>();
@@ -153,23 +155,22 @@ export class SenderRecovery {
   }
 
   /**
-   * Whether the caller should recover its one signature itself: true for the first signature of an
-   * event-loop turn while nothing is queued or in flight (a transaction arriving alone), false under
-   * a stream, whose signatures go to the workers in batches.
+   * Whether the caller should recover its one signature itself: true for a transaction arriving
+   * alone (nothing queued or in flight, and none asked for in the last {@link STREAM_GAP_MS}), false
+   * under a stream, whose signatures go to the workers in batches (and whose transactions then
+   * reach the pool, and blocks, together).
    */
   claimInline(): boolean {
-    if (!this.inlineWhenIdle || this.inlineTurn || this.queue.length > 0 || this.inFlight.size > 0)
-      return false;
-    this.inlineTurn = true;
-    setImmediate(() => {
-      this.inlineTurn = false;
-    });
-    return true;
+    const now = performance.now();
+    const alone = now - this.lastAskedAt >= STREAM_GAP_MS;
+    this.lastAskedAt = now;
+    return this.inlineWhenIdle && alone && this.queue.length === 0 && this.inFlight.size === 0;
   }
 
   /** The signer's 64-byte public key, or undefined when the signature recovers no key. */
   recover(signature: SignatureToRecover): Promise<Uint8Array | undefined> {
     if (this.closed) return Promise.reject(new Error("sender recovery is closed"));
+    this.lastAskedAt = performance.now();
     return new Promise((resolve, reject) => {
       this.queue.push({ signature, resolve, reject });
       if (this.queue.length >= MAX_BATCH) this.flush();

@@ -130,19 +130,19 @@ describe("decodeRawTransaction", () => {
     });
   });
 
-  it("recovers a transaction arriving alone on this thread, and a burst on the workers in one batch", async () => {
+  it("recovers a transaction arriving alone on this thread, and a stream on the workers in batches", async () => {
     const pool = SenderRecovery.start(1)!;
     try {
       const [legacy, accessList, feeMarket] = signedOfEveryType();
       const alone = await decodeRawTransaction(feeMarket!.serialize(), common, MAX, pool);
       expect(alone.getSenderAddress().toString()).toBe(SENDER);
       expect(pool.batches).toBe(0);
-      // Another turn, another lone transaction: this thread again.
-      await new Promise((resolve) => setImmediate(resolve));
+      // A while later, another lone transaction: this thread again.
+      await new Promise((resolve) => setTimeout(resolve, 20));
       await decodeRawTransaction(legacy!.serialize(), common, MAX, pool);
       expect(pool.batches).toBe(0);
-      await new Promise((resolve) => setImmediate(resolve));
-      // Three in one turn: the first here, the other two to a worker together.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Three at once: the first here, the other two (a stream) to a worker together.
       const burst = await Promise.all(
         [legacy, accessList, feeMarket].map((tx) => decodeRawTransaction(tx!.serialize(), common, MAX, pool)),
       );
