@@ -11,7 +11,8 @@ export function formatReceipt(block: Block, receipts: readonly StoredReceipt[], 
   const receipt = receipts[index]!;
   const tx = block.transactions[index]!;
   const { header } = block;
-  const bloom = new Bloom();
+  // The chain's keccak (WebAssembly) rather than @ethereumjs' pure-JS default.
+  const bloom = new Bloom(undefined, block.common);
   for (const log of receipt.logs) {
     bloom.add(log.address);
     for (const topic of log.topics) bloom.add(topic);

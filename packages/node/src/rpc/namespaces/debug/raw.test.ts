@@ -103,6 +103,18 @@ describe("debug raw getters", () => {
     expect(await result(t.url, "debug_getRawReceipts", ["0x0"])).toEqual([]);
   });
 
+  it("eth_getTransactionReceipt's logsBloom is that of its logs: the bloom of a block holding only it", async () => {
+    const receipt = await result<{ logsBloom: Hex; blockNumber: Hex }>(t.url, "eth_getTransactionReceipt", [
+      txHashes[2],
+    ]);
+    const block = await result<{ logsBloom: Hex }>(t.url, "eth_getBlockByNumber", [
+      receipt.blockNumber,
+      false,
+    ]);
+    expect(receipt.logsBloom).toMatch(/[1-9a-f]/);
+    expect(receipt.logsBloom).toBe(block.logsBloom);
+  });
+
   it("debug_getRawTransaction hashes to the transaction hash, mined or pending", async () => {
     for (const hash of txHashes) {
       expect(keccak256(await result<Hex>(t.url, "debug_getRawTransaction", [hash]))).toBe(hash);
