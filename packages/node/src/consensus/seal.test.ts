@@ -1,7 +1,8 @@
+import { createRequire } from "node:module";
 import { createBlock } from "@ethereumjs/block";
 import { createCommonFromGethGenesis } from "@ethereumjs/common";
 import { bytesToHex, equalsBytes } from "@ethereumjs/util";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { loadNetwork } from "../config/network.js";
 import {
   addressOfPrivateKey,
@@ -44,6 +45,24 @@ describe("block seal", () => {
     expect(sealed.header.extraData).toHaveLength(32 + SEAL_LENGTH);
     expect(equalsBytes(sealHash(sealed.header), block.hash())).toBe(true);
     expect(recoverSealer(sealed.header)).toBe(addressOfPrivateKey(keyA));
+  });
+
+  it("knows the sealer of a block it sealed without recovering the seal", () => {
+    const secp = createRequire(import.meta.url)("secp256k1") as {
+      ecdsaRecover: (...args: unknown[]) => unknown;
+    };
+    const sealed = sealBlock(unsealed(addressOfPrivateKey(keyA)), keyA);
+    const recover = vi.spyOn(secp, "ecdsaRecover");
+    try {
+      expect(recoverSealer(sealed.header)).toBe(addressOfPrivateKey(keyA));
+      expect(recover).not.toHaveBeenCalled();
+      // The same header as a peer sends it (another object) is recovered from its seal.
+      const received = withExtraData(sealed.header, sealed.header.extraData);
+      expect(recoverSealer(received)).toBe(addressOfPrivateKey(keyA));
+      expect(recover).toHaveBeenCalledTimes(1);
+    } finally {
+      recover.mockRestore();
+    }
   });
 
   it("makes the block hash differ by sealer", () => {

@@ -114,10 +114,23 @@ function addressOfPublicKey(uncompressed: Uint8Array): string {
   return bytesToHex(keccak256(uncompressed.subarray(1)).subarray(12));
 }
 
-/** The block with the seal of `privateKey` over the block appended to its header's `extraData`. */
+/** The address of each sealing key object, worked out once. */
+const keyAddresses = new WeakMap<Uint8Array, string>();
+
+/**
+ * The block with the seal of `privateKey` over the block appended to its header's `extraData`. Its
+ * sealer is known without recovering the seal ({@link recoverSealer} answers from the key).
+ */
 export function sealBlock(block: Block, privateKey: Uint8Array): Block {
   const seal = signSeal(block.header.hash(), privateKey);
   const header = withExtraData(block.header, concatBytes(block.header.extraData, seal));
+  let sealer = keyAddresses.get(privateKey);
+  if (sealer === undefined) {
+    sealer = addressOfPrivateKey(privateKey);
+    keyAddresses.set(privateKey, sealer);
+  }
+  // As recovery would: only a header whose extraData parses as vanity, attestation and seal has one.
+  sealers.set(header, hasSeal(header) ? sealer : undefined);
   return new Block(header, block.transactions, block.uncleHeaders, block.withdrawals, {
     common: block.common,
   });
