@@ -302,6 +302,7 @@ export class Chain {
       if (built.accounts) {
         const written = built.written && stateWrites(built.accounts, built.written);
         this.events.emit("stateStep", {
+          blockHash: built.block.hash(),
           parentRoot,
           root: stateRoot,
           changed: [...built.accounts.keys()],

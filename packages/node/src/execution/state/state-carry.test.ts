@@ -129,6 +129,7 @@ describe("state carried from a block's parent", () => {
     // Without the block's changed addresses the carried caches would answer the parent's values: the
     // list is what keeps the carried state right.
     const stale = carriedState(chain.states, before, {
+      blockHash: step.blockHash,
       parentRoot: step.parentRoot,
       root: step.root,
       changed: [],

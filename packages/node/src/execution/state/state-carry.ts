@@ -9,6 +9,8 @@ import type { StateFactory } from "./state-factory.js";
  * whose account, code or storage it changed (lowercase hex, as {@link BuiltBlock.accounts} names them).
  */
 export interface StateStep {
+  /** The block's hash. */
+  readonly blockHash: Uint8Array;
   readonly parentRoot: Uint8Array;
   readonly root: Uint8Array;
   readonly changed: readonly string[];

@@ -57,6 +57,26 @@ async function workerCalls(): Promise<number> {
 }
 
 describe("execution workers' caches in /metrics", () => {
+  it("has a worker decode a new head (and open the state after it) before any job names it", async () => {
+    const blocks = async () => (await caches()).get("worker_blocks")?.size;
+    // The workers report their caches once they have started (a scrape asks them).
+    let before = await blocks();
+    for (let i = 0; i < 100 && before === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      before = await blocks();
+    }
+    expect(before).toBeDefined();
+    const calls = await workerCalls();
+    await rpc(t.url, "anvil_mine", ["0x1"]);
+    let after = before;
+    for (let i = 0; i < 100 && after === before; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await blocks();
+    }
+    expect(after).toBe(before! + 1);
+    expect(await workerCalls()).toBe(calls);
+  });
+
   it("reports each worker cache with its bound, and the block cache stays at its bound when calls read more blocks", async () => {
     const blocks = BLOCK_CACHE_ENTRIES + 100;
     await rpc(t.url, "anvil_mine", [`0x${blocks.toString(16)}`]);

@@ -27,7 +27,7 @@ import { CallExecutor } from "../call/call-executor.js";
 import { enforceRunLimits, type RunLimit, runLimit } from "../evm/run-limits.js";
 import { Simulator } from "../simulate/simulator.js";
 import { openChainStorage } from "../state/chain-storage.js";
-import { WarmStates } from "../state/state-carry.js";
+import { type StateStep, WarmStates } from "../state/state-carry.js";
 import { type ReplayHooksProvider, TracingService } from "../tracing/tracing-service.js";
 import {
   type CallJob,
@@ -121,9 +121,31 @@ export async function serveExecutionJobs(
     if (!closing || running > 0) return;
     void storage.close().finally(() => port.close());
   };
+  // The newest block announced and not yet prepared for (see below).
+  let announced: StateStep | undefined;
+  const prepareForHead = (): void => {
+    const step = announced;
+    announced = undefined;
+    if (!step || closing) return;
+    turn = turn.then(() => {
+      try {
+        // The block's commit is visible by now: the chain announces a block once it is stored.
+        storage.refresh();
+        const block = store.blockByHash(step.blockHash);
+        if (block) stateAt(block);
+      } catch {
+        // Only a head start: the first job at the block does the same, and reports what fails.
+      }
+    });
+  };
   port.on("message", (job: CallWorkerJob | CallWorkerStateStep | "close" | typeof SIZES_REQUEST) => {
     if (typeof job === "object" && "step" in job) {
       warm.record(job.step);
+      // While the client that sent the block's transaction reads the answer and asks again, this
+      // thread decodes the new head and opens the state after it: the first call, estimate or
+      // trace at the head then finds them ready. Only the newest of a run of blocks is prepared.
+      if (!announced) setImmediate(prepareForHead);
+      announced = job.step;
       return;
     }
     if (job === SIZES_REQUEST) {
