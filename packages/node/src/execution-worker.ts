@@ -6,18 +6,22 @@
 import { isMainThread, parentPort, workerData } from "node:worker_threads";
 import type { NetworkFile } from "./config/network.js";
 import { PosEngine } from "./consensus/engine.js";
-import type { ReplayHooksProvider } from "./execution/tracing/tracing-service.js";
-import { serveExecutionJobs } from "./execution/worker/call-worker.js";
+import { type ReplayConsensus, serveExecutionJobs } from "./execution/worker/call-worker.js";
 import type { CallWorkerData } from "./execution/worker/call-worker-messages.js";
 
 /**
- * The engine's hooks for replaying stored blocks on a proof-of-stake network (no seal checked again);
- * none on a network without consensus.
+ * The engine's hooks for replaying stored blocks on a proof-of-stake network (no seal checked again),
+ * and the active sets the node announces with its blocks, taken into that engine; none on a network
+ * without consensus.
  */
-function replayHooksOf(network: NetworkFile): ReplayHooksProvider | undefined {
+function replayHooksOf(network: NetworkFile): ReplayConsensus | undefined {
   if (!network.consensus || !network.system) return undefined;
   const engine = new PosEngine(network, { signers: new Map(), waitForTimeouts: false });
-  return engine.storedBlockHooks.bind(engine);
+  return {
+    hooks: engine.storedBlockHooks.bind(engine),
+    activeSets: { name: "active_validator_sets", unit: "entries", ...engine.activeSetCache },
+    rememberActiveSetAfter: (stateRoot, set) => engine.rememberActiveSetAfter(stateRoot, set),
+  };
 }
 
 if (!isMainThread && parentPort)

@@ -259,8 +259,13 @@ export async function createNode(
           config.rpc.callWorkers,
           logger.child({ module: "calls" }),
         );
-  // The workers open the state after each block from its parent's caches, told what the block changed.
-  if (callWorkers) chain.events.on("stateStep", (step) => callWorkers.recordStateStep(step));
+  // The workers open the state after each block from its parent's caches, told what the block changed
+  // (and the active set after it, which a trace replay of its child then need not read).
+  if (callWorkers)
+    chain.events.on("stateStep", (step) => {
+      const activeSet = engine?.cachedActiveSetAt(step.root);
+      callWorkers.recordStateStep(activeSet ? { ...step, activeSet } : step);
+    });
   // `pending` is built on its own trie node database over the same store: nothing it writes is kept.
   const scratchTrieDb = new TrieDatabase(kv);
   const scratchStates = new StateFactory(scratchTrieDb, common);

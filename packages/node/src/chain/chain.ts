@@ -300,7 +300,7 @@ export class Chain {
     for (const built of run) {
       const { stateRoot } = built.block.header;
       if (built.accounts) {
-        const written = built.written && stateWrites(built.accounts, built.written);
+        const written = built.written && stateWrites(built.written);
         this.events.emit("stateStep", {
           blockHash: built.block.hash(),
           parentRoot,

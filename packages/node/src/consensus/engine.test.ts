@@ -9,6 +9,7 @@ import { rpc } from "../e2e/clients.js";
 import type { BlockHooks } from "../execution/block/block-executor.js";
 import { OverlayStateManager } from "../execution/state/overlay-state.js";
 import { startTestNode, type TestNode } from "../testing/test-node.js";
+import { PosEngine } from "./engine.js";
 import { vanityOf, withExtraData } from "./seal.js";
 
 let t: TestNode;
@@ -62,7 +63,41 @@ async function startOfBlock(hooks: BlockHooks, block: Block): Promise<Uint8Array
   return after;
 }
 
+/** How many Staking storage slots `hooks.prepare` reads replaying `block` on its parent's state. */
+async function stakingReadsOfPrepare(hooks: BlockHooks, block: Block): Promise<number> {
+  const { chain } = t.node;
+  const parent = chain.store.blockByHash(block.header.parentHash)!;
+  const state = new OverlayStateManager(chain.stateAt(parent), keccak256);
+  const staking = createAddressFromString(STAKING_ADDRESS);
+  let reads = 0;
+  const getStorage = state.getStorage.bind(state);
+  state.getStorage = (address, key) => {
+    if (address.equals(staking)) reads++;
+    return getStorage(address, key);
+  };
+  const vm = await createVM({ common: chain.common.copy(), stateManager: state });
+  const { header } = block;
+  await hooks.prepare(vm, parent, { timestamp: header.timestamp, coinbase: header.coinbase.bytes });
+  return reads;
+}
+
 describe("PosEngine.storedBlockHooks", () => {
+  it("takes the active set after the parent as the node announced it, reading no Staking state", async () => {
+    const block = t.node.chain.head;
+    const parent = t.node.chain.store.blockByHash(block.header.parentHash)!;
+    const announced = t.node.consensus!.cachedActiveSetAfter(parent.header);
+    expect(announced?.length).toBeGreaterThan(0);
+    const fresh = () => new PosEngine(t.node.config.network, { signers: new Map(), waitForTimeouts: false });
+    const unaware = fresh();
+    expect(await stakingReadsOfPrepare(unaware.storedBlockHooks(block), block)).toBeGreaterThan(0);
+    const told = fresh();
+    told.rememberActiveSetAfter(parent.header.stateRoot, announced!);
+    expect(await stakingReadsOfPrepare(told.storedBlockHooks(block), block)).toBe(0);
+    expect(await startOfBlock(told.storedBlockHooks(block), block)).toEqual(
+      await startOfBlock(unaware.storedBlockHooks(block), block),
+    );
+  });
+
   it("replays a stored block's start-of-block system calls as its verifying replay does", async () => {
     const engine = t.node.consensus!;
     const block = t.node.chain.head;

@@ -109,7 +109,20 @@ export class PosEngine {
    * this engine built or verified the block recently; undefined otherwise.
    */
   cachedActiveSetAfter(header: BlockHeader): ActiveValidator[] | undefined {
-    return this.activeSets.get(bytesToHex(header.stateRoot));
+    return this.cachedActiveSetAt(header.stateRoot);
+  }
+
+  /** {@link cachedActiveSetAfter} by the block's post-state root. */
+  cachedActiveSetAt(stateRoot: Uint8Array): ActiveValidator[] | undefined {
+    return this.activeSets.get(bytesToHex(stateRoot));
+  }
+
+  /**
+   * Remembers `set` as the active set after the block whose post-state root is `stateRoot` (the set
+   * the node that built the block worked out), so a replay of its child reads no Staking state for it.
+   */
+  rememberActiveSetAfter(stateRoot: Uint8Array, set: readonly ActiveValidator[]): void {
+    this.rememberActiveSetAt(bytesToHex(stateRoot), [...set]);
   }
 
   /** The validators currently treated as offline. */

@@ -35,6 +35,8 @@ const EMPTY_SLOT = Uint8Array.of(0x80);
 
 /** What a state's flushes wrote to storage tries and the code store (see {@link DecodedAccountStateManager.flushedStorageAndCode}). */
 export interface FlushedStorageAndCode {
+  /** The accounts' RLP (null: deleted). */
+  readonly accounts: ReadonlyMap<string, Uint8Array | null>;
   readonly slots: ReadonlyMap<string, ReadonlyMap<string, Uint8Array>>;
   readonly code: ReadonlyMap<string, Uint8Array>;
 }
@@ -77,6 +79,8 @@ export class DecodedAccountStateManager extends MerkleStateManager {
   /** Slots and code written since {@link takeFlushedAccounts}, by lowercase hex address. */
   private flushedSlots = new Map<string, Map<string, Uint8Array>>();
   private flushedCode = new Map<string, Uint8Array>();
+  /** The RLP of each flushed account (null: deleted), as the trie took it. */
+  private flushedRlp = new Map<string, Uint8Array | null>();
 
   /** The accounts written to the trie by the flushes since the last call, as they now stand. */
   takeFlushedAccounts(): Map<string, Account | undefined> {
@@ -84,16 +88,17 @@ export class DecodedAccountStateManager extends MerkleStateManager {
     this.flushed = new Map();
     this.flushedSlots = new Map();
     this.flushedCode = new Map();
+    this.flushedRlp = new Map();
     return accounts;
   }
 
   /**
-   * The storage slots (by unprefixed key hex, each value as a storage cache holds it: RLP, `0x80`
-   * for an emptied slot) and the code the flushes since {@link takeFlushedAccounts} wrote, by
-   * lowercase hex address: every value exactly as it stands after them.
+   * The accounts (their RLP), storage slots (by unprefixed key hex, each value as a storage cache
+   * holds it: RLP, `0x80` for an emptied slot) and code the flushes since {@link takeFlushedAccounts}
+   * wrote, by lowercase hex address: every value exactly as it stands after them.
    */
   flushedStorageAndCode(): FlushedStorageAndCode {
-    return { slots: this.flushedSlots, code: this.flushedCode };
+    return { accounts: this.flushedRlp, slots: this.flushedSlots, code: this.flushedCode };
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
@@ -165,6 +170,7 @@ export class DecodedAccountStateManager extends MerkleStateManager {
   private async flushAccounts(): Promise<void> {
     const updates = this._caches!.account!.flush().map(([addressHex, entry]) => {
       const encoded = entry.accountRLP;
+      this.flushedRlp.set(`0x${addressHex}`, encoded ?? null);
       this.flushed.set(
         `0x${addressHex}`,
         encoded === undefined

@@ -1,5 +1,5 @@
 import type { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import type { Account } from "@ethereumjs/util";
+import type { ActiveValidator } from "../../consensus/schedule.js";
 import type { DecodedAccountStateManager, FlushedStorageAndCode } from "./decoded-account-cache.js";
 import { createStateCaches } from "./state-caches.js";
 import type { StateFactory } from "./state-factory.js";
@@ -16,6 +16,8 @@ export interface StateStep {
   readonly changed: readonly string[];
   /** What the block wrote, as it stands after it, when known and not too large to post. */
   readonly written?: StateWrites;
+  /** The proof-of-stake active set after the block, when the node worked it out building the block. */
+  readonly activeSet?: readonly ActiveValidator[];
 }
 
 /**
@@ -24,11 +26,7 @@ export interface StateStep {
  * key hex, each as a storage cache holds it), and new code. The state after the block starts with
  * them cached, so the first reads after a block find what it changed without walking the trie.
  */
-export interface StateWrites {
-  readonly accounts: ReadonlyMap<string, Uint8Array | null>;
-  readonly slots: ReadonlyMap<string, ReadonlyMap<string, Uint8Array>>;
-  readonly code: ReadonlyMap<string, Uint8Array>;
-}
+export type StateWrites = FlushedStorageAndCode;
 
 /** Slots and accounts beyond which a block's writes are not posted (its step names the addresses only). */
 const MAX_POSTED_WRITES = 4_096;
@@ -36,21 +34,16 @@ const MAX_POSTED_WRITES = 4_096;
 const MAX_POSTED_CODE_BYTES = 1024 * 1024;
 
 /**
- * The {@link StateWrites} of a block from what its build flushed, or undefined when they are more
- * than is worth posting to every worker ({@link MAX_POSTED_WRITES}, {@link MAX_POSTED_CODE_BYTES}).
+ * What a block's build flushed, as its {@link StateWrites}, or undefined when it is more than is
+ * worth posting to every worker ({@link MAX_POSTED_WRITES}, {@link MAX_POSTED_CODE_BYTES}).
  */
-export function stateWrites(
-  accounts: ReadonlyMap<string, Account | undefined>,
-  written: FlushedStorageAndCode,
-): StateWrites | undefined {
-  let entries = accounts.size;
+export function stateWrites(written: FlushedStorageAndCode): StateWrites | undefined {
+  let entries = written.accounts.size;
   for (const slots of written.slots.values()) entries += slots.size;
   let codeBytes = 0;
   for (const code of written.code.values()) codeBytes += code.length;
   if (entries > MAX_POSTED_WRITES || codeBytes > MAX_POSTED_CODE_BYTES) return undefined;
-  const encoded = new Map<string, Uint8Array | null>();
-  for (const [address, account] of accounts) encoded.set(address, account ? account.serialize() : null);
-  return { accounts: encoded, slots: written.slots, code: written.code };
+  return written;
 }
 
 /** The part of an lru-cache a state manager's cache holds its entries in. */
@@ -114,7 +107,7 @@ function copyEntries(from: object | undefined, to: object | undefined, changed: 
 }
 
 /** Steps remembered: a job names a block soon after it is committed, or not at all. */
-const STEPS_KEPT = 16;
+export const STEPS_KEPT = 16;
 
 /**
  * Read-only states with caches, kept for the last few state roots asked for (an execution worker's

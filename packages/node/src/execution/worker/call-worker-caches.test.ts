@@ -57,8 +57,9 @@ async function workerCalls(): Promise<number> {
 }
 
 describe("execution workers' caches in /metrics", () => {
-  it("has a worker decode a new head (and open the state after it) before any job names it", async () => {
+  it("has a worker decode a new head (and open the state after it) before any job names it, knowing its active set", async () => {
     const blocks = async () => (await caches()).get("worker_blocks")?.size;
+    const activeSets = async () => (await caches()).get("worker_active_validator_sets")?.size;
     // The workers report their caches once they have started (a scrape asks them).
     let before = await blocks();
     for (let i = 0; i < 100 && before === undefined; i++) {
@@ -66,6 +67,7 @@ describe("execution workers' caches in /metrics", () => {
       before = await blocks();
     }
     expect(before).toBeDefined();
+    const setsBefore = await activeSets();
     const calls = await workerCalls();
     await rpc(t.url, "anvil_mine", ["0x1"]);
     let after = before;
@@ -74,6 +76,8 @@ describe("execution workers' caches in /metrics", () => {
       after = await blocks();
     }
     expect(after).toBe(before! + 1);
+    // And the active set after it, as the node worked it out: a trace of its child reads no Staking state.
+    expect(await activeSets()).toBe(setsBefore! + 1);
     expect(await workerCalls()).toBe(calls);
   });
 

@@ -8,7 +8,7 @@ import type { PendingContext } from "../../producer/pending-execution.js";
 import type { AccessListOutcome, CallOffload } from "../call/call-executor.js";
 import type { CallResult } from "../call/call-result-cache.js";
 import { type RunLimit, timeLeft } from "../evm/run-limits.js";
-import type { StateStep } from "../state/state-carry.js";
+import { STEPS_KEPT, type StateStep } from "../state/state-carry.js";
 import {
   type CallWorkerAnswer,
   type CallWorkerData,
@@ -70,6 +70,8 @@ export class CallWorkerPool implements CallOffload {
   private refreshing: Promise<void> | undefined;
   /** Calls sent to workers so far (answered or not). */
   dispatched = 0;
+  /** Steps of blocks committed in this turn, posted together (see {@link recordStateStep}). */
+  private steps: StateStep[] = [];
 
   constructor(
     private readonly settings: CallWorkerSettings,
@@ -138,12 +140,24 @@ export class CallWorkerPool implements CallOffload {
 
   /**
    * Tells every worker what a committed block changed, so the state after it starts warm there. A
-   * worker takes it before any job posted later (one port, in order).
+   * worker takes it before any job posted later (one port, in order). The steps of a run of blocks
+   * committed together (`anvil_mine`) are posted once the run is announced, only the newest
+   * {@link STEPS_KEPT}: a worker keeps no more.
    */
   recordStateStep(step: StateStep): void {
     if (this.closed) return;
-    for (const slot of this.slots) {
-      if (!slot.gone) slot.worker.postMessage({ step } satisfies CallWorkerStateStep);
+    this.steps.push(step);
+    if (this.steps.length === 1) queueMicrotask(() => this.postSteps());
+  }
+
+  /** Posts the steps recorded and not posted yet (see {@link recordStateStep}). */
+  private postSteps(): void {
+    const steps = this.steps.slice(-STEPS_KEPT);
+    this.steps = [];
+    for (const step of steps) {
+      for (const slot of this.slots) {
+        if (!slot.gone) slot.worker.postMessage({ step } satisfies CallWorkerStateStep);
+      }
     }
   }
 
@@ -193,6 +207,8 @@ export class CallWorkerPool implements CallOffload {
       slot = this.pick();
     }
     if (!slot) return undefined;
+    // Steps go first: a job naming a block just committed finds its state warm.
+    this.postSteps();
     const postedAt = sharedNow();
     const chosen = slot;
     const id = this.nextId++;

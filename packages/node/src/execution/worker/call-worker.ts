@@ -13,6 +13,7 @@ import type { MessagePort } from "node:worker_threads";
 import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { NetworkFile } from "../../config/network.js";
+import type { ActiveValidator } from "../../consensus/schedule.js";
 import {
   BusyError,
   ExecutionError,
@@ -20,7 +21,7 @@ import {
   RevertError,
   RunStoppedError,
 } from "../../errors/domain-errors.js";
-import { sizesNow } from "../../metrics/bounded-structure.js";
+import { type BoundedStructure, sizesNow } from "../../metrics/bounded-structure.js";
 import { PendingBuilds } from "../../producer/pending-builds.js";
 import type { ChainStore } from "../../storage/chain-store.js";
 import { CallExecutor } from "../call/call-executor.js";
@@ -51,8 +52,17 @@ import { postError } from "./worker-errors.js";
  */
 const WARM_STATES = 4;
 
-/** Makes the hooks the blocks of `network` are replayed with when traced (none without consensus). */
-export type ReplayHooksOf = (network: NetworkFile) => ReplayHooksProvider | undefined;
+/** How a worker replays the blocks of a proof-of-stake network when it traces them. */
+export interface ReplayConsensus {
+  readonly hooks: ReplayHooksProvider;
+  /** The active sets the replays know, by state root (a bounded cache, reported in the metrics). */
+  readonly activeSets: BoundedStructure;
+  /** Takes the active set after a block as the node announced it ({@link StateStep.activeSet}). */
+  rememberActiveSetAfter(stateRoot: Uint8Array, set: readonly ActiveValidator[]): void;
+}
+
+/** Makes how the blocks of `network` are replayed when traced (nothing without consensus). */
+export type ReplayHooksOf = (network: NetworkFile) => ReplayConsensus | undefined;
 
 /** Serves execution jobs arriving on `port` until told to close. */
 export async function serveExecutionJobs(
@@ -91,12 +101,13 @@ export async function serveExecutionJobs(
     stateAt,
     warmStates: warm,
   };
+  const consensus = replayHooksOf(settings.network);
   const tracing = new TracingService(
     source,
     chainView,
     settings.gasCap,
     settings.maxQueueWaitMs,
-    replayHooksOf(settings.network),
+    consensus?.hooks,
     settings.traceLimits,
   );
   const tasks = new HeavyTaskRunner({
@@ -141,6 +152,7 @@ export async function serveExecutionJobs(
   port.on("message", (job: CallWorkerJob | CallWorkerStateStep | "close" | typeof SIZES_REQUEST) => {
     if (typeof job === "object" && "step" in job) {
       warm.record(job.step);
+      if (job.step.activeSet) consensus?.rememberActiveSetAfter(job.step.root, job.step.activeSet);
       // While the client that sent the block's transaction reads the answer and asks again, this
       // thread decodes the new head and opens the state after it: the first call, estimate or
       // trace at the head then finds them ready. Only the newest of a run of blocks is prepared.
@@ -153,6 +165,7 @@ export async function serveExecutionJobs(
         ...store.boundedStructures(),
         ...trieDb.boundedStructures(),
         ...pending.boundedStructures(),
+        ...(consensus ? [consensus.activeSets] : []),
       ]);
       port.postMessage({ sizes } satisfies CallWorkerSizes);
       return;
