@@ -57,10 +57,12 @@ async function workflow(r: Recorder, artifacts: DappArtifacts, chainId: number):
   let nonce = hexToNumber(await r.call("eth_getTransactionCount", [account.address, "pending"]));
   const transact = async (to: Hex | undefined, data: Hex) => {
     const request = { from: account.address, ...(to ? { to } : {}), data };
-    // Half again the estimate: anvil estimates in a block that may keep the head's timestamp, so a
-    // swap sent with its bare estimate (and, once in many runs, with a fifth more) can run short of
-    // gas there (Strata's estimates hold: see e2e/dapp/estimates.test.ts).
-    const gas = (BigInt(await r.call<string>("eth_estimateGas", [request])) * 3n) / 2n;
+    // Twice the estimate: anvil estimates in a block that may keep the head's timestamp, where a
+    // Uniswap pair skips writing its price accumulators; a swap mined in the next second writes them
+    // (two slots set from zero the first time, 44,000 gas more than its estimate of about 88,000), so
+    // it can run short of gas with half again its estimate (Strata's estimates hold: see
+    // e2e/dapp/estimates.test.ts).
+    const gas = BigInt(await r.call<string>("eth_estimateGas", [request])) * 2n;
     const raw = await account.signTransaction({
       chainId,
       type: "eip1559",
