@@ -1,5 +1,4 @@
 import type { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import type { ActiveValidator } from "../../consensus/schedule.js";
 import type { DecodedAccountStateManager, FlushedStorageAndCode } from "./decoded-account-cache.js";
 import { createStateCaches } from "./state-caches.js";
 import type { StateFactory } from "./state-factory.js";
@@ -17,7 +16,17 @@ export interface StateStep {
   /** What the block wrote, as it stands after it, when known and not too large to post. */
   readonly written?: StateWrites;
   /** The proof-of-stake active set after the block, when the node worked it out building the block. */
-  readonly activeSet?: readonly ActiveValidator[];
+  readonly activeSet?: readonly StepValidator[];
+}
+
+/**
+ * A member of a block's active set as a step carries it: consensus's `ActiveValidator`, which
+ * execution passes on without reading.
+ */
+export interface StepValidator {
+  readonly address: string;
+  readonly stake: bigint;
+  readonly jailed?: boolean;
 }
 
 /**

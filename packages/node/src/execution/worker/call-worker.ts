@@ -13,7 +13,6 @@ import type { MessagePort } from "node:worker_threads";
 import type { Block } from "@ethereumjs/block";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { NetworkFile } from "../../config/network.js";
-import type { ActiveValidator } from "../../consensus/schedule.js";
 import {
   BusyError,
   ExecutionError,
@@ -28,7 +27,7 @@ import { CallExecutor } from "../call/call-executor.js";
 import { enforceRunLimits, type RunLimit, runLimit } from "../evm/run-limits.js";
 import { Simulator } from "../simulate/simulator.js";
 import { openChainStorage } from "../state/chain-storage.js";
-import { type StateStep, WarmStates } from "../state/state-carry.js";
+import { type StateStep, type StepValidator, WarmStates } from "../state/state-carry.js";
 import { type ReplayHooksProvider, TracingService } from "../tracing/tracing-service.js";
 import {
   type CallJob,
@@ -58,7 +57,7 @@ export interface ReplayConsensus {
   /** The active sets the replays know, by state root (a bounded cache, reported in the metrics). */
   readonly activeSets: BoundedStructure;
   /** Takes the active set after a block as the node announced it ({@link StateStep.activeSet}). */
-  rememberActiveSetAfter(stateRoot: Uint8Array, set: readonly ActiveValidator[]): void;
+  rememberActiveSetAfter(stateRoot: Uint8Array, set: readonly StepValidator[]): void;
 }
 
 /** Makes how the blocks of `network` are replayed when traced (nothing without consensus). */
