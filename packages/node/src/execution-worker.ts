@@ -14,7 +14,7 @@ import type { CallWorkerData } from "./execution/worker/call-worker-messages.js"
  * and the active sets the node announces with its blocks, taken into that engine; none on a network
  * without consensus.
  */
-function replayHooksOf(network: NetworkFile): ReplayConsensus | undefined {
+function replayConsensusOf(network: NetworkFile): ReplayConsensus | undefined {
   if (!network.consensus || !network.system) return undefined;
   const engine = new PosEngine(network, { signers: new Map(), waitForTimeouts: false });
   return {
@@ -25,4 +25,4 @@ function replayHooksOf(network: NetworkFile): ReplayConsensus | undefined {
 }
 
 if (!isMainThread && parentPort)
-  void serveExecutionJobs(parentPort, workerData as CallWorkerData, replayHooksOf);
+  void serveExecutionJobs(parentPort, workerData as CallWorkerData, replayConsensusOf);

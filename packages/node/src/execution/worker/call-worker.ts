@@ -61,13 +61,13 @@ export interface ReplayConsensus {
 }
 
 /** Makes how the blocks of `network` are replayed when traced (nothing without consensus). */
-export type ReplayHooksOf = (network: NetworkFile) => ReplayConsensus | undefined;
+export type ReplayConsensusOf = (network: NetworkFile) => ReplayConsensus | undefined;
 
 /** Serves execution jobs arriving on `port` until told to close. */
 export async function serveExecutionJobs(
   port: MessagePort,
   settings: CallWorkerData,
-  replayHooksOf: ReplayHooksOf,
+  replayConsensusOf: ReplayConsensusOf,
 ): Promise<void> {
   // Execution may keep every core busy: the main thread (requests, block production) goes first.
   lowerThisThreadPriority();
@@ -100,7 +100,7 @@ export async function serveExecutionJobs(
     stateAt,
     warmStates: warm,
   };
-  const consensus = replayHooksOf(settings.network);
+  const consensus = replayConsensusOf(settings.network);
   const tracing = new TracingService(
     source,
     chainView,
