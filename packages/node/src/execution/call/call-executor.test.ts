@@ -89,27 +89,50 @@ describe("gas estimates", () => {
   // EIP-2200's 2,300 left, so the least limit that succeeds is above the gas the run uses.
   const WRITER = "0x6a6001600055600260005500600052600b6015f3";
 
-  it("takes two interpreter runs when the predicted limit holds, and answers the least limit that succeeds", async () => {
-    const { wallet, publicClient } = viemClients(t.url);
-    const hash = await wallet.sendTransaction({ data: WRITER });
-    const writer = (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
+  /** Counts the top-level interpreter runs of `work` (one per transaction run). */
+  async function countingRuns<T>(work: () => Promise<T>): Promise<{ value: T; runs: number }> {
     const prototype = (await interpreterPrototype()) as { run: (...args: unknown[]) => Promise<unknown> };
     const run = prototype.run;
-    let transactions = 0;
+    let runs = 0;
     prototype.run = function (this: { _env: { depth: number } }, ...args: unknown[]) {
-      if (this._env.depth === 0) transactions++;
+      if (this._env.depth === 0) runs++;
       return run.apply(this, args);
     };
-    let estimate: bigint;
     try {
-      estimate = BigInt((await rpc(t.url, "eth_estimateGas", [{ to: writer }, "latest"])).result as string);
+      return { value: await work(), runs };
     } finally {
       prototype.run = run;
     }
-    expect(transactions).toBe(2);
-    const call = (gas: bigint) =>
-      rpc(t.url, "eth_call", [{ to: writer, gas: `0x${gas.toString(16)}` }, "latest"]);
-    expect((await call(estimate)).error).toBeUndefined();
-    expect((await call(estimate - 1n)).error?.message).toBe("out of gas");
+  }
+
+  async function deploy(code: string): Promise<string> {
+    const { wallet, publicClient } = viemClients(t.url);
+    const hash = await wallet.sendTransaction({ data: code as `0x${string}` });
+    return (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
+  }
+
+  const call = (to: string, gas: bigint) =>
+    rpc(t.url, "eth_call", [{ to, gas: `0x${gas.toString(16)}` }, "latest"]);
+
+  it("answers the least limit that succeeds after one interpreter run when nothing the run read depends on the limit", async () => {
+    const writer = await deploy(WRITER);
+    const { value: estimate, runs } = await countingRuns(async () =>
+      BigInt((await rpc(t.url, "eth_estimateGas", [{ to: writer }, "latest"])).result as string),
+    );
+    expect(runs).toBe(1);
+    expect((await call(writer, estimate)).error).toBeUndefined();
+    expect((await call(writer, estimate - 1n)).error?.message).toBe("out of gas");
+  });
+
+  it("checks the predicted limit, and searches past it, for code that branches on the gas left", async () => {
+    // Writes a slot only when less than 100,000 gas is left: at the cap it stops at once, so the
+    // limit predicted from that run starves the write the code makes at that limit.
+    const brancher = await deploy("0x70620186a05a10600a57005b6001600055006000526011600ff3");
+    const { value: estimate, runs } = await countingRuns(async () =>
+      BigInt((await rpc(t.url, "eth_estimateGas", [{ to: brancher }, "latest"])).result as string),
+    );
+    expect(runs).toBeGreaterThan(2);
+    expect(estimate).toBeGreaterThan(21_000n + 22_100n);
+    expect((await call(brancher, estimate)).error).toBeUndefined();
   });
 });

@@ -23,7 +23,7 @@ import {
 import { OverlayStateManager } from "../state/overlay-state.js";
 import { callRequestTransaction } from "./call-request-tx.js";
 import { type CallResult, CallResultCache } from "./call-result-cache.js";
-import { GasNeedTracker } from "./gas-need.js";
+import { type GasNeed, GasNeedTracker } from "./gas-need.js";
 import { runPlainCall } from "./plain-call.js";
 import { decodeRevertReason } from "./revert-reason.js";
 
@@ -208,10 +208,12 @@ export class CallExecutor {
       throwOnFailure(first.result.execResult);
     }
     let lo = first.gasUsed - 1n;
-    // The least limit under which the run goes as it went at the cap is tried first: when it holds,
-    // it is the answer (two runs), as a limit below it would starve a frame, a call or an SSTORE.
+    // The least limit under which the run goes as it went at the cap, as a limit below it would
+    // starve a frame, a call or an SSTORE: the answer after one run when nothing the run read
+    // depends on the limit, else once a run at it holds (two runs).
     const predicted = first.need !== undefined && first.need > first.gasUsed ? first.need : first.gasUsed;
     if (predicted > lo && predicted < hi) {
+      if (first.need !== undefined && !first.limitDependent) return predicted;
       if (await this.succeeds(request, block, predicted, limit)) return predicted;
       lo = predicted;
     }
@@ -367,7 +369,7 @@ export class CallExecutor {
     gasLimit: bigint,
     limit: RunLimit,
     options: { readonly reportAccessList?: boolean; readonly followNeed?: boolean } = {},
-  ): Promise<CallOutcome & { readonly need?: bigint }> {
+  ): Promise<CallOutcome & Partial<GasNeed>> {
     return this.inTurn(block, limit, async (vm, context, rules) => {
       const tx = callRequestTransaction(request, gasLimit, rules, block.header.baseFeePerGas ?? 0n);
       const execute = () => runCallTx(vm, tx, context(request), options.reportAccessList);
@@ -379,11 +381,12 @@ export class CallExecutor {
         rules.param("callStipendGas"),
         rules.gteHardfork(Hardfork.Istanbul) ? rules.param("sstoreSentryEIP2200Gas") : 0n,
       );
-      const { result, need } = await tracker.follow(vm, gasLimit, execute);
+      const { result, need, limitDependent } = await tracker.follow(vm, gasLimit, execute);
       return {
         returnValue: result.execResult.returnValue,
         gasUsed: result.totalGasSpent,
         result,
+        limitDependent,
         ...(need === undefined ? {} : { need }),
       };
     });

@@ -41,6 +41,18 @@ const CODE: Record<string, string> = {
 // Calls FAILER, ignores the failure, then writes a slot: it needs 64 times what the write costs.
 const SWALLOWER = "0x00000000000000000000000000000000000000f0";
 CODE[SWALLOWER] = `0x${callAllGas(FAILER)}50600160005500`;
+// Writes a slot only when less than 100,000 gas is left (PUSH3 100000 GAS LT: jump over STOP).
+const GAS_BRANCHER = "0x0000000000000000000000000000000000000081";
+CODE[GAS_BRANCHER] = "0x620186a05a10600a57005b600160005500";
+// Keeps `GAS` for later (GAS GAS CALL to TARGET, then the first answer stored).
+const GAS_KEEPER = "0x0000000000000000000000000000000000000082";
+CODE[GAS_KEEPER] = `0x5a${callAllGas(TARGET)}5060005500`;
+// Reads the sender's balance (ORIGIN BALANCE), which the fee taken up front for a limit changes.
+const ORIGIN_BALANCE = "0x0000000000000000000000000000000000000083";
+CODE[ORIGIN_BALANCE] = "0x32315000";
+// Reads its own balance (ADDRESS BALANCE): no limit changes it.
+const OWN_BALANCE = "0x0000000000000000000000000000000000000084";
+CODE[OWN_BALANCE] = "0x30315000";
 
 async function vmWithContracts() {
   const vm = await createVM({ common: common.copy() });
@@ -56,8 +68,8 @@ async function run(to: string, gasLimit: bigint, tracker?: GasNeedTracker) {
   const tx = callRequestTransaction({ to: to as `0x${string}` }, gasLimit, vm.common, 0n);
   const execute = () => runTx(vm, { tx, block, skipNonce: true, skipBalance: true });
   if (!tracker) return { ok: !(await execute()).execResult.exceptionError };
-  const { result, need } = await tracker.follow(vm, gasLimit, execute);
-  return { ok: !result.execResult.exceptionError, need };
+  const { result, need, limitDependent } = await tracker.follow(vm, gasLimit, execute);
+  return { ok: !result.execResult.exceptionError, need, limitDependent };
 }
 
 /** The least gas limit with which a call to `to` succeeds, by bisection to the unit. */
@@ -84,5 +96,23 @@ describe("GasNeedTracker", () => {
     const followed = await run(to, CAP, new GasNeedTracker(2300n, 2300n));
     expect(followed.ok).toBe(true);
     expect(followed.need).toBe(await leastGas(to));
+    // `GAS` handed straight to a call is modelled: the figure needs no run to confirm it.
+    expect(followed.limitDependent).toBe(false);
+  });
+
+  it.each([
+    ["branches on the gas left", GAS_BRANCHER, true],
+    ["keeps a `GAS` answer past the call after it", GAS_KEEPER, true],
+    ["reads the sender's balance", ORIGIN_BALANCE, true],
+    ["reads its own balance", OWN_BALANCE, false],
+  ])("tells whether a run that %s depends on the limit beyond the model", async (_, to, dependent) => {
+    const followed = await run(to, CAP, new GasNeedTracker(2300n, 2300n));
+    expect(followed.ok).toBe(true);
+    expect(followed.limitDependent).toBe(dependent);
+  });
+
+  it("predicts a limit that fails for code that branches on the gas left (why such runs are checked)", async () => {
+    const followed = await run(GAS_BRANCHER, CAP, new GasNeedTracker(2300n, 2300n));
+    expect((await run(GAS_BRANCHER, followed.need!)).ok).toBe(false);
   });
 });
