@@ -39,6 +39,11 @@ export interface FlushedStorageAndCode {
   readonly accounts: ReadonlyMap<string, Uint8Array | null>;
   readonly slots: ReadonlyMap<string, ReadonlyMap<string, Uint8Array>>;
   readonly code: ReadonlyMap<string, Uint8Array>;
+  /**
+   * Addresses whose whole storage was wiped (cleared for a contract creation or a self-destruct, or
+   * the account deleted): of those, only the slots in `slots` are known.
+   */
+  readonly wiped: ReadonlySet<string>;
 }
 
 function copyAccount(account: Account): Account {
@@ -81,6 +86,8 @@ export class DecodedAccountStateManager extends MerkleStateManager {
   private flushedCode = new Map<string, Uint8Array>();
   /** The RLP of each flushed account (null: deleted), as the trie took it. */
   private flushedRlp = new Map<string, Uint8Array | null>();
+  /** Addresses whose storage was cleared or whose account was deleted since {@link takeFlushedAccounts}. */
+  private wiped = new Set<string>();
 
   /** The accounts written to the trie by the flushes since the last call, as they now stand. */
   takeFlushedAccounts(): Map<string, Account | undefined> {
@@ -89,6 +96,7 @@ export class DecodedAccountStateManager extends MerkleStateManager {
     this.flushedSlots = new Map();
     this.flushedCode = new Map();
     this.flushedRlp = new Map();
+    this.wiped = new Set();
     return accounts;
   }
 
@@ -98,7 +106,17 @@ export class DecodedAccountStateManager extends MerkleStateManager {
    * wrote, by lowercase hex address: every value exactly as it stands after them.
    */
   flushedStorageAndCode(): FlushedStorageAndCode {
-    return { accounts: this.flushedRlp, slots: this.flushedSlots, code: this.flushedCode };
+    return { accounts: this.flushedRlp, slots: this.flushedSlots, code: this.flushedCode, wiped: this.wiped };
+  }
+
+  override async clearStorage(address: Address): Promise<void> {
+    this.wiped.add(address.toString());
+    return super.clearStorage(address);
+  }
+
+  override async deleteAccount(address: Address): Promise<void> {
+    this.wiped.add(address.toString());
+    return super.deleteAccount(address);
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {

@@ -113,11 +113,19 @@ describe("state carried from a block's parent", () => {
     warm.record(step);
     const after = warm.at(second.header.stateRoot);
     // Cached before any read: the written slot and the changed accounts.
-    const cachedSlot = (state: object) =>
+    const cachedSlot = (state: object, slot = slots[0]!) =>
       (
         state as { _caches: { storage: { get(a: unknown, k: Uint8Array): Uint8Array | undefined } } }
-      )._caches.storage.get(contract, slots[0]!);
+      )._caches.storage.get(contract, slot);
+    const cachedCode = (state: object) =>
+      (
+        state as { _caches: { code: { get(a: unknown): { code?: Uint8Array } | undefined } } }
+      )._caches.code.get(contract)?.code;
     expect(cachedSlot(after)).toEqual(Uint8Array.of(42));
+    // The contract changed, but its storage was not wiped: the slot and the code read at the parent,
+    // which the block did not write, came along too.
+    expect(cachedSlot(after, slots[1]!)).toBeDefined();
+    expect(cachedCode(after)?.length).toBeGreaterThan(0);
     // Warm from the start: the bystander's entries came along.
     expect(cachedEntryCount(after)).toBeGreaterThan(0);
     const cold = chain.states.at(second.header.stateRoot);
@@ -136,6 +144,15 @@ describe("state carried from a block's parent", () => {
     });
     expect(await stale.getStorage(contract, slots[0]!)).toEqual(new Uint8Array([1]));
 
+    // Of an address whose storage the block wiped, only the written slots are known afterwards.
+    const wiped = carriedState(chain.states, before, {
+      ...step,
+      written: { ...step.written!, wiped: new Set([contract.toString()]) },
+    });
+    expect(cachedSlot(wiped)).toEqual(Uint8Array.of(42));
+    expect(cachedSlot(wiped, slots[1]!)).toBeUndefined();
+    expect(cachedCode(wiped)).toBeUndefined();
+
     // A slot the block empties is carried as known-empty; a state whose parent is not warm any more
     // starts with the block's writes too.
     const third = await mine([{ to: contract.toString(), data: bytesToHex(new Uint8Array(32)) }]);
@@ -147,5 +164,18 @@ describe("state carried from a block's parent", () => {
     expect(cachedSlot(fresh)).toEqual(Uint8Array.of(0x80));
     expect(await fresh.getStorage(contract, slots[0]!)).toEqual(new Uint8Array());
     expect(await read(fresh)).toEqual(await read(chain.states.at(third.header.stateRoot)));
+  });
+
+  it("reports the addresses whose storage a state cleared or whose account it deleted", async () => {
+    const state = opened.chain.states.at(opened.chain.head.header.stateRoot);
+    state.takeFlushedAccounts();
+    const [cleared, deleted] = [RECIPIENT, COINBASE.toString()].map((a) => createAddressFromString(a));
+    await state.clearStorage(cleared!);
+    await state.deleteAccount(deleted!);
+    expect([...state.flushedStorageAndCode().wiped].sort()).toEqual(
+      [cleared!.toString(), deleted!.toString()].sort(),
+    );
+    state.takeFlushedAccounts();
+    expect(state.flushedStorageAndCode().wiped.size).toBe(0);
   });
 });

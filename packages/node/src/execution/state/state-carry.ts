@@ -58,6 +58,7 @@ export function stateWrites(written: FlushedStorageAndCode): StateWrites | undef
 /** The part of an lru-cache a state manager's cache holds its entries in. */
 interface EntryCache<V> {
   rentries(): Generator<[string, V]>;
+  get(key: string): V | undefined;
   set(key: string, value: V): unknown;
 }
 
@@ -67,12 +68,20 @@ interface LruBacked {
 }
 
 /**
+ * Slots of a changed address beyond which its parent's cached slots are not carried (a contract that
+ * writes a new slot every block would otherwise have its map copied, and grow, block after block).
+ */
+const MAX_CARRIED_SLOTS = 1_024;
+
+/**
  * A read-only state at `step.root` whose account, storage and code caches start with everything
- * `from` (a read-only `lru` state at `step.parentRoot`) had cached, except the addresses the block
- * changed: an entry of any other address is the same at both roots (the block wrote nothing to it),
- * so reads after a block do not walk the trie again for what was read before it. `from` is left as it
- * was. Entries are shared between the two: a state that is only read never changes an entry, and
- * what a read adds to an address's slot map is the same value at both roots.
+ * `from` (a read-only `lru` state at `step.parentRoot`) had cached: an entry of an address the block
+ * did not change is the same at both roots, and so are the code and the slots the block did not
+ * write of an address it changed, when its writes are known (`step.written`) and its storage was not
+ * wiped; the written values are put over them. Reads after a block then do not walk the trie again
+ * for what was read before it. `from` is left as it was. Entries of unchanged addresses are shared
+ * between the two: a state that is only read never changes an entry, and what a read adds to an
+ * address's slot map is the same value at both roots; a changed address gets a map of its own.
  */
 export function carriedState(
   states: StateFactory,
@@ -82,18 +91,39 @@ export function carriedState(
   const source = (from as unknown as { _caches?: Caches })._caches;
   const caches = createStateCaches("lru");
   const changed = new Set(step.changed.map((address) => address.slice(2).toLowerCase()));
+  const written = step.written;
+  // Changed addresses whose unwritten slots and code still hold after the block.
+  const kept = written ? keptAddresses(changed, written) : new Set<string>();
   if (source) {
-    copyEntries(source.account, caches.account, changed);
-    copyEntries(source.storage, caches.storage, changed);
-    copyEntries(source.code, caches.code, changed);
+    copyEntries(source.account, caches.account, (key, account) => (changed.has(key) ? undefined : account));
+    // Code changes only with the account's creation or deletion (or an EIP-7702 delegation), all written.
+    copyEntries(source.code, caches.code, (key, code) =>
+      !changed.has(key) || (kept.has(key) && !written?.code.has(`0x${key}`)) ? code : undefined,
+    );
+    copyEntries(source.storage, caches.storage, (key, slots) => {
+      if (!changed.has(key)) return slots;
+      if (!kept.has(key) || !(slots instanceof Map) || slots.size > MAX_CARRIED_SLOTS) return undefined;
+      return new Map(slots);
+    });
   }
-  if (step.written) putWrites(caches, step.written);
+  if (written) putWrites(caches, written);
   return states.at(step.root, caches);
 }
 
+/** The changed addresses (unprefixed) that still exist after the block and whose storage it did not wipe. */
+function keptAddresses(changed: ReadonlySet<string>, written: StateWrites): Set<string> {
+  const kept = new Set<string>();
+  for (const key of changed) {
+    const address = `0x${key}`;
+    if (written.accounts.get(address) !== null && !written.wiped.has(address)) kept.add(key);
+  }
+  return kept;
+}
+
 /**
- * Caches `writes` (values as they stand at the state the caches are for). A written address's
- * storage map holds only its written slots: other slots are read from the trie when asked for.
+ * Caches `writes` (values as they stand at the state the caches are for) over what the caches hold.
+ * A written address's storage map holds its written slots and those carried from the parent: other
+ * slots are read from the trie when asked for.
  */
 function putWrites(caches: Caches, writes: StateWrites): void {
   const accounts = (caches.account as LruBacked | undefined)?._lruCache;
@@ -101,17 +131,26 @@ function putWrites(caches: Caches, writes: StateWrites): void {
   const code = (caches.code as LruBacked | undefined)?._lruCache;
   for (const [address, rlp] of writes.accounts)
     accounts?.set(address.slice(2), { accountRLP: rlp ?? undefined });
-  for (const [address, slots] of writes.slots) storage?.set(address.slice(2), new Map(slots));
+  for (const [address, slots] of writes.slots) {
+    const carried = storage?.get(address.slice(2));
+    if (carried instanceof Map) for (const [key, value] of slots) carried.set(key, value);
+    else storage?.set(address.slice(2), new Map(slots));
+  }
   for (const [address, bytes] of writes.code) code?.set(address.slice(2), { code: bytes });
 }
 
-/** Copies `from`'s entries into `to`, oldest first (so recency is kept), leaving out `changed` addresses. */
-function copyEntries(from: object | undefined, to: object | undefined, changed: ReadonlySet<string>): void {
+/** Copies `from`'s entries into `to`, oldest first (so recency is kept), each as `carry` gives it; undefined leaves it out. */
+function copyEntries(
+  from: object | undefined,
+  to: object | undefined,
+  carry: (key: string, value: unknown) => unknown,
+): void {
   const source = (from as LruBacked | undefined)?._lruCache;
   const target = (to as LruBacked | undefined)?._lruCache;
   if (!source || !target) return;
   for (const [key, value] of source.rentries()) {
-    if (!changed.has(key)) target.set(key, value);
+    const carried = carry(key, value);
+    if (carried !== undefined) target.set(key, carried);
   }
 }
 
