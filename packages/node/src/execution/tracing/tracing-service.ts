@@ -87,6 +87,12 @@ interface ReplayPosition {
 const KEPT_REPLAYS = 4;
 
 /**
+ * Idle VMs kept per rules for the next replay or traced call: making a VM (its opcode table, its
+ * journal and loggers) costs about a tenth of a small block's first trace.
+ */
+const IDLE_VMS = 2;
+
+/**
  * Traces mined transactions by re-executing their block on its parent's state up to them (the
  * block's system calls included), and calls on any block's state, with geth's tracers. Runs are
  * serialised; one that waited longer than `maxQueueWaitMs` for its turn is refused. Every run is
@@ -100,6 +106,13 @@ export class TracingService {
   private readonly warm: WarmStates;
   /** Replays kept by block hash, the most recent last (see {@link KEPT_REPLAYS}). */
   private readonly positions = new Map<string, ReplayPosition>();
+  /** VMs on an overlay that a finished run left, by rules (see {@link IDLE_VMS}). */
+  private readonly idleVms = new Map<Common, VM[]>();
+  /** The overlay and rules of each VM made here on an overlay (the VMs that can serve again). */
+  private readonly reusable = new WeakMap<
+    VM,
+    { readonly overlay: OverlayStateManager; readonly common: Common }
+  >();
 
   constructor(
     private readonly chain: TraceSource,
@@ -156,6 +169,8 @@ export class TracingService {
     this.positions.delete(key);
     if (position && position.next <= index) limitEvm(position.replay.vm.evm, limit);
     else {
+      // A replay already past the transaction is of no more use.
+      if (position) this.release(position.replay.vm);
       const receipts = this.chain.store.receipts(block.hash()) ?? [];
       const replay = await this.replay(block, limit);
       position = {
@@ -171,7 +186,11 @@ export class TracingService {
       position.logIndexBase += position.receipts[position.next]?.logs.length ?? 0;
     }
     this.positions.set(key, position);
-    if (this.positions.size > KEPT_REPLAYS) this.positions.delete(this.positions.keys().next().value!);
+    if (this.positions.size > KEPT_REPLAYS) {
+      const oldest = this.positions.keys().next().value!;
+      this.release(this.positions.get(oldest)!.replay.vm);
+      this.positions.delete(oldest);
+    }
     return position;
   }
 
@@ -184,13 +203,15 @@ export class TracingService {
     return this.serialised(limit, async () => {
       const replay = await this.replay(block, limit);
       const transactions = this.transactionsOf(block, this.chain.store.receipts(block.hash()) ?? []);
-      for (let i = 0; i < transactions.length; i++) {
+      let found: ContractCreation | null = null;
+      for (let i = 0; i < transactions.length && !found; i++) {
         const tracer = new CallTracer();
         await this.traceInBlock(replay, block, transactions[i]!, tracer, 0, this.limits.timeoutMs);
         const creation = findCreationFrame(tracer.result() as CallFrame, address);
-        if (creation) return { hash: bytesToHex(block.transactions[i]!.hash()), creator: creation.from };
+        if (creation) found = { hash: bytesToHex(block.transactions[i]!.hash()), creator: creation.from };
       }
-      return null;
+      this.release(replay.vm);
+      return found;
     });
   }
 
@@ -219,6 +240,7 @@ export class TracingService {
         }
         logIndexBase += receipts[i]?.logs.length ?? 0;
       }
+      this.release(replay.vm);
       return entries;
     });
   }
@@ -266,6 +288,7 @@ export class TracingService {
           skipHardForkValidation: true,
         }),
       ).catch(rethrowTracing);
+      this.release(vm);
       return tracer.result();
     });
   }
@@ -347,14 +370,46 @@ export class TracingService {
     const common = this.rulesOf(rulesBlock);
     const root = stateBlock.header.stateRoot;
     const base = this.warmState(stateBlock);
-    const stateManager = receiptsCarryStateRoot(rulesBlock, common)
-      ? scratchState(base, root, common)
-      : new OverlayStateManager(base, keccak256);
     await enforceRunLimits();
-    const vm = await createVM({ common, stateManager, blockchain: this.chainView });
-    // The VM is thrown away with the run: its limit needs no removal.
+    let vm: VM;
+    if (receiptsCarryStateRoot(rulesBlock, common)) {
+      vm = await createVM({
+        common,
+        stateManager: scratchState(base, root, common),
+        blockchain: this.chainView,
+      });
+    } else {
+      const idle = this.idleVms.get(common)?.pop();
+      if (idle) {
+        this.reusable.get(idle)!.overlay.rebase(base);
+        // What the last run left in the journal (a replay's open checkpoint) goes with its writes.
+        idle.evm.journal.cleanJournal();
+      }
+      vm = idle ?? (await this.overlayVm(common, base));
+    }
+    // A run's limit stays with its VM until the VM's next run sets its own.
     limitEvm(vm.evm, limit);
     return vm;
+  }
+
+  /** A VM under `common`'s rules on an overlay of `base`, which can be based on another state later. */
+  private async overlayVm(common: Common, base: MerkleStateManager): Promise<VM> {
+    const overlay = new OverlayStateManager(base, keccak256);
+    const vm = await createVM({ common, stateManager: overlay, blockchain: this.chainView });
+    this.reusable.set(vm, { overlay, common });
+    return vm;
+  }
+
+  /**
+   * Keeps `vm` for the next run under its rules, when it is on an overlay and fewer than
+   * {@link IDLE_VMS} wait: only a VM whose last run ended (a stopped run leaves frames behind).
+   */
+  private release(vm: VM): void {
+    const common = this.reusable.get(vm)?.common;
+    if (!common) return;
+    const idle = this.idleVms.get(common) ?? [];
+    this.idleVms.set(common, idle);
+    if (idle.length < IDLE_VMS) idle.push(vm);
   }
 
   /**

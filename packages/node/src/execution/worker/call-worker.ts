@@ -27,7 +27,7 @@ import { CallExecutor } from "../call/call-executor.js";
 import { enforceRunLimits, type RunLimit, runLimit } from "../evm/run-limits.js";
 import { Simulator } from "../simulate/simulator.js";
 import { openChainStorage } from "../state/chain-storage.js";
-import { type StateStep, type StepValidator, WarmStates } from "../state/state-carry.js";
+import { STEPS_KEPT, type StateStep, type StepValidator, WarmStates } from "../state/state-carry.js";
 import { type ReplayHooksProvider, TracingService } from "../tracing/tracing-service.js";
 import {
   type CallJob,
@@ -47,9 +47,10 @@ import { postError } from "./worker-errors.js";
 
 /**
  * States kept warm per state root, for calls (the head, and the block before it while calls still
- * name it) and traces (the last few blocks' pre-states) alike.
+ * name it) and traces (the pre-states of the blocks whose steps are kept) alike: a test script
+ * traces the transactions of its last blocks one after another, each replayed on its parent's state.
  */
-const WARM_STATES = 4;
+const WARM_STATES = STEPS_KEPT;
 
 /** How a worker replays the blocks of a proof-of-stake network when it traces them. */
 export interface ReplayConsensus {
