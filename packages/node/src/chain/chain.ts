@@ -307,6 +307,7 @@ export class Chain {
           root: stateRoot,
           changed: [...built.accounts.keys()],
           ...(written ? { written } : {}),
+          ...(built.startWrites ? { startWrites: built.startWrites } : {}),
         });
       }
       parentRoot = stateRoot;

@@ -9,8 +9,13 @@ import type { WriteOp } from "../../storage/kv.js";
 import type { StoredReceipt } from "../../storage/records.js";
 import type { TrieDatabase } from "../../storage/trie-db.js";
 import type { ChainView } from "../evm/chain-view.js";
-import type { DecodedAccountStateManager, FlushedStorageAndCode } from "../state/decoded-account-cache.js";
+import type {
+  DecodedAccountStateManager,
+  FlushedStorageAndCode,
+  WriteLog,
+} from "../state/decoded-account-cache.js";
 import { cachedEntryCount } from "../state/state-caches.js";
+import { type StartOfBlockWrites, startOfBlockWrites } from "../state/state-carry.js";
 import type { StateFactory } from "../state/state-factory.js";
 import { StreamingBlockBuilder } from "./streaming-block-builder.js";
 
@@ -80,6 +85,8 @@ export interface BuiltBlock {
   readonly accounts?: ReadonlyMap<string, Account | undefined>;
   /** The storage slots and code the block wrote, as they stand after it, when known with `accounts`. */
   readonly written?: FlushedStorageAndCode;
+  /** What the hooks' start-of-block steps wrote, as it stood before the first transaction, when small. */
+  readonly startWrites?: StartOfBlockWrites;
 }
 
 /** The `mixHash` (prevRandao) of the block built on `parent`. */
@@ -174,7 +181,10 @@ export class BlockExecutor {
       gasLimit,
       baseFeePerGas: parent.header.calcNextBaseFee(),
     };
-    await hooks?.beforeTransactions(context);
+    let startWrites: StartOfBlockWrites | undefined;
+    // Only a block with transactions is worth noting for its replays (an empty one has nothing to trace).
+    if (hooks && candidates.length > 0) startWrites = await this.startOfBlock(state, hooks, context);
+    else await hooks?.beforeTransactions(context);
     let fees = 0n;
     const receipts: StoredReceipt[] = [];
     const rejected: RejectedTx[] = [];
@@ -213,7 +223,31 @@ export class BlockExecutor {
     const written = state.flushedStorageAndCode();
     const accounts = state.takeFlushedAccounts();
     const stateWrites = proposed.keepStateWrites ? [] : this.trieDb.drain();
-    return { block, receipts, stateWrites, rejected, accounts, written };
+    return {
+      block,
+      receipts,
+      stateWrites,
+      rejected,
+      accounts,
+      written,
+      ...(startWrites ? { startWrites } : {}),
+    };
+  }
+
+  /** Runs `hooks`' start-of-block steps, noting what they write: a replay of the block can put it back. */
+  private async startOfBlock(
+    state: DecodedAccountStateManager,
+    hooks: BlockHooks,
+    context: BlockContext,
+  ): Promise<StartOfBlockWrites | undefined> {
+    state.openWriteLog();
+    let log: WriteLog | undefined;
+    try {
+      await hooks.beforeTransactions(context);
+    } finally {
+      log = state.closeWriteLog();
+    }
+    return log && startOfBlockWrites(state, log);
   }
 
   /**

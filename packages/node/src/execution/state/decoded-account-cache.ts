@@ -46,6 +46,17 @@ export interface FlushedStorageAndCode {
   readonly wiped: ReadonlySet<string>;
 }
 
+/** The accounts, slots and code written while a write log was open (see {@link DecodedAccountStateManager.openWriteLog}). */
+export interface WriteLog {
+  /** Accounts put or deleted, by lowercase hex address. */
+  readonly accounts: Set<string>;
+  /** Slots put, by lowercase hex address, each by unprefixed key hex. */
+  readonly slots: Map<string, Set<string>>;
+  readonly code: Set<string>;
+  /** Accounts whose whole storage was cleared, or that were deleted (no list of slots says that). */
+  readonly wiped: Set<string>;
+}
+
 function copyAccount(account: Account): Account {
   return new Account(account.nonce, account.balance, account.storageRoot, account.codeHash);
 }
@@ -88,6 +99,19 @@ export class DecodedAccountStateManager extends MerkleStateManager {
   private flushedRlp = new Map<string, Uint8Array | null>();
   /** Addresses whose storage was cleared or whose account was deleted since {@link takeFlushedAccounts}. */
   private wiped = new Set<string>();
+  private writeLog: WriteLog | undefined;
+
+  /** Notes from now on which accounts, slots and code are written, until {@link closeWriteLog}. */
+  openWriteLog(): void {
+    this.writeLog = { accounts: new Set(), slots: new Map(), code: new Set(), wiped: new Set() };
+  }
+
+  /** What was written since {@link openWriteLog} (undefined when no log was open); stops noting. */
+  closeWriteLog(): WriteLog | undefined {
+    const log = this.writeLog;
+    this.writeLog = undefined;
+    return log;
+  }
 
   /** The accounts written to the trie by the flushes since the last call, as they now stand. */
   takeFlushedAccounts(): Map<string, Account | undefined> {
@@ -111,12 +135,25 @@ export class DecodedAccountStateManager extends MerkleStateManager {
 
   override async clearStorage(address: Address): Promise<void> {
     this.wiped.add(address.toString());
+    this.writeLog?.wiped.add(address.toString());
     return super.clearStorage(address);
   }
 
   override async deleteAccount(address: Address): Promise<void> {
     this.wiped.add(address.toString());
+    this.writeLog?.accounts.add(address.toString());
+    this.writeLog?.wiped.add(address.toString());
     return super.deleteAccount(address);
+  }
+
+  override async putAccount(address: Address, account?: Account): Promise<void> {
+    this.writeLog?.accounts.add(address.toString());
+    return super.putAccount(address, account);
+  }
+
+  override async putCode(address: Address, value: Uint8Array): Promise<void> {
+    this.writeLog?.code.add(address.toString());
+    return super.putCode(address, value);
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
@@ -131,6 +168,12 @@ export class DecodedAccountStateManager extends MerkleStateManager {
    * the account's on each SSTORE.)
    */
   override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    const log = this.writeLog;
+    if (log) {
+      const slots = log.slots.get(address.toString()) ?? new Set<string>();
+      log.slots.set(address.toString(), slots);
+      slots.add(bytesToHex(key).slice(2));
+    }
     const storage = this._caches?.storage;
     if (!storage) return super.putStorage(address, key, value);
     if (key.length !== 32) throw new Error("Storage key must be 32 bytes long");

@@ -1,5 +1,7 @@
+import type { StateManagerInterface } from "@ethereumjs/common";
 import type { Caches, MerkleStateManager } from "@ethereumjs/statemanager";
-import type { DecodedAccountStateManager, FlushedStorageAndCode } from "./decoded-account-cache.js";
+import { createAccountFromRLP, createAddressFromString, hexToBytes } from "@ethereumjs/util";
+import type { DecodedAccountStateManager, FlushedStorageAndCode, WriteLog } from "./decoded-account-cache.js";
 import { createStateCaches } from "./state-caches.js";
 import type { StateFactory } from "./state-factory.js";
 
@@ -17,6 +19,67 @@ export interface StateStep {
   readonly written?: StateWrites;
   /** The proof-of-stake active set after the block, when the node worked it out building the block. */
   readonly activeSet?: readonly StepValidator[];
+  /** What the block's consensus system calls before its first transaction left, when known and small. */
+  readonly startWrites?: StartOfBlockWrites;
+}
+
+/**
+ * The values the consensus steps at the start of a block (the Staking contract's `recordSlot`) wrote,
+ * as they stood before the block's first transaction, by lowercase hex address: accounts as RLP
+ * (null: deleted), slots by unprefixed key hex (their value's bytes, without leading zeros) and code.
+ * A replay of the block puts them over its parent's state instead of running those calls again.
+ */
+export interface StartOfBlockWrites {
+  readonly accounts: ReadonlyMap<string, Uint8Array | null>;
+  readonly slots: ReadonlyMap<string, ReadonlyMap<string, Uint8Array>>;
+  readonly code: ReadonlyMap<string, Uint8Array>;
+}
+
+/**
+ * What `log` saw written, read back from `state` as it now stands; undefined when an account whose
+ * storage was wiped still exists (no list of slots says what its storage lost) or it is more than is
+ * worth posting ({@link MAX_POSTED_WRITES}). A deleted account is carried as such (null).
+ */
+export async function startOfBlockWrites(
+  state: StateManagerInterface,
+  log: WriteLog,
+): Promise<StartOfBlockWrites | undefined> {
+  let entries = log.accounts.size + log.code.size;
+  for (const keys of log.slots.values()) entries += keys.size;
+  if (entries > MAX_POSTED_WRITES) return undefined;
+  const accounts = new Map<string, Uint8Array | null>();
+  for (const address of log.accounts) {
+    const account = await state.getAccount(createAddressFromString(address));
+    accounts.set(address, account ? account.serialize() : null);
+  }
+  for (const address of log.wiped) if (accounts.get(address) !== null) return undefined;
+  const slots = new Map<string, Map<string, Uint8Array>>();
+  for (const [address, keys] of log.slots) {
+    const values = new Map<string, Uint8Array>();
+    for (const key of keys)
+      values.set(key, await state.getStorage(createAddressFromString(address), hexToBytes(`0x${key}`)));
+    slots.set(address, values);
+  }
+  const code = new Map<string, Uint8Array>();
+  for (const address of log.code) code.set(address, await state.getCode(createAddressFromString(address)));
+  return { accounts, slots, code };
+}
+
+/** Puts `writes` into `state` (a replay's throwaway overlay): accounts first, then code and slots. */
+export async function applyStartOfBlockWrites(
+  state: StateManagerInterface,
+  writes: StartOfBlockWrites,
+): Promise<void> {
+  for (const [address, rlp] of writes.accounts) {
+    const at = createAddressFromString(address);
+    if (rlp) await state.putAccount(at, createAccountFromRLP(rlp));
+    else await state.deleteAccount(at);
+  }
+  for (const [address, code] of writes.code) await state.putCode(createAddressFromString(address), code);
+  for (const [address, values] of writes.slots) {
+    const at = createAddressFromString(address);
+    for (const [key, value] of values) await state.putStorage(at, hexToBytes(`0x${key}`), value);
+  }
 }
 
 /**
@@ -171,6 +234,14 @@ export class WarmStates {
     private readonly states: StateFactory,
     private readonly kept: number,
   ) {}
+
+  /** What the start of the block `blockHash` wrote, when its step is remembered and carries it. */
+  startWritesOf(blockHash: Uint8Array): StartOfBlockWrites | undefined {
+    const key = Buffer.from(blockHash).toString("hex");
+    for (const step of this.steps.values())
+      if (Buffer.from(step.blockHash).toString("hex") === key) return step.startWrites;
+    return undefined;
+  }
 
   /** Remembers what a committed block changed, for when its state is first asked for. */
   record(step: StateStep): void {

@@ -22,7 +22,7 @@ import type { ChainView } from "../evm/chain-view.js";
 import { checkRunLimit, enforceRunLimits, limitEvm, type RunLimit, runLimit } from "../evm/run-limits.js";
 import { OverlayStateManager } from "../state/overlay-state.js";
 import { scratchState } from "../state/scratch-state.js";
-import { WarmStates } from "../state/state-carry.js";
+import { applyStartOfBlockWrites, WarmStates } from "../state/state-carry.js";
 import type { StateFactory } from "../state/state-factory.js";
 import type { CallFrame } from "./call-tracer.js";
 import { CallTracer } from "./call-tracer.js";
@@ -328,12 +328,17 @@ export class TracingService {
     return transactions;
   }
 
-  /** A VM on a throwaway overlay of `block`'s parent state, with the block's start-of-block steps applied. */
+  /**
+   * A VM on a throwaway overlay of `block`'s parent state, with the block's start-of-block steps applied:
+   * run again, or their writes put back when the block's step carries them.
+   */
   private async replay(block: Block, limit: RunLimit): Promise<Replay> {
     const parent = this.chain.blockByHash(block.header.parentHash);
     if (!parent) throw new ExecutionError(`parent block ${bytesToHex(block.header.parentHash)} not found`);
     const vm = await this.vmAt(parent, block, limit);
-    const hooks = this.replayHooks?.(block);
+    // What the block's start-of-block steps wrote, as the node that built it noted: put back, not rerun.
+    const startWrites = this.warm.startWritesOf(block.hash());
+    const hooks = startWrites ? undefined : this.replayHooks?.(block);
     const header = block.header;
     const proposed: BlockTemplate = {
       timestamp: header.timestamp,
@@ -357,7 +362,8 @@ export class TracingService {
       gasLimit: header.gasLimit,
       baseFeePerGas: header.baseFeePerGas ?? 0n,
     };
-    await hooks?.beforeTransactions(context);
+    if (startWrites) await applyStartOfBlockWrites(vm.stateManager, startWrites);
+    else await hooks?.beforeTransactions(context);
     return { vm, builder };
   }
 
