@@ -226,6 +226,7 @@ export class TracingService {
       const transactions = this.transactionsOf(block, receipts);
       const entries: BlockTraceEntry[] = [];
       let logIndexBase = 0;
+      let refused = false;
       for (let i = 0; i < transactions.length; i++) {
         checkRunLimit(limit);
         const txHash = bytesToHex(transactions[i]!.hash());
@@ -237,10 +238,12 @@ export class TracingService {
           // After an aborted run the replayed state is unusable: only refusals are reported per entry.
           if (error instanceof RunStoppedError || !(error instanceof ExecutionError)) throw error;
           entries.push({ txHash, error: error.message });
+          refused = true;
         }
         logIndexBase += receipts[i]?.logs.length ?? 0;
       }
-      this.release(replay.vm);
+      // A refusal may have ended a run part way: its VM is not used again.
+      if (!refused) this.release(replay.vm);
       return entries;
     });
   }
