@@ -1,4 +1,3 @@
-import { createFeeMarket1559Tx } from "@ethereumjs/tx";
 import {
   bytesToHex,
   createAddressFromString,
@@ -10,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OpenedChain, openChain } from "../../chain/open-chain.js";
 import { testConfig } from "../../config/node-config.js";
 import { deriveDevAccounts } from "../../dev-accounts.js";
+import { signedCandidate } from "../../testing/executor-candidates.js";
 import { BlockExecutor } from "../block/block-executor.js";
 import { cachedEntryCount } from "./state-caches.js";
 import { carriedState, type StateStep, WarmStates } from "./state-carry.js";
 
-const GWEI = 1_000_000_000n;
 // Stores 1 in slot 0, then deploys a runtime that stores its first calldata word in slot 0.
 const CREATION = "0x60016000556007601160003960076000f360003560005500";
 const COINBASE = createAddressFromString("0x00000000000000000000000000000000000000cb");
@@ -35,25 +34,16 @@ describe("state carried from a block's parent", () => {
     const { chain, common, trieDb, chainView } = opened;
     const executor = new BlockExecutor(common, chain.states, trieDb, chainView);
     const [sender, bystander] = deriveDevAccounts(testConfig().network);
-    const key = sender!.privateKey;
     let nonce = 0n;
     const mine = async (txs: { to?: string; data?: string; value?: bigint }[]) => {
-      const candidates = txs.map(({ to, data, value }) => {
-        const tx = createFeeMarket1559Tx(
-          {
-            chainId: common.chainId(),
-            nonce: nonce++,
-            maxFeePerGas: 100n * GWEI,
-            maxPriorityFeePerGas: GWEI,
-            gasLimit: 200_000n,
-            ...(to ? { to: to as `0x${string}` } : {}),
-            ...(data ? { data: hexToBytes(data as `0x${string}`) } : {}),
-            value: value ?? 0n,
-          },
-          { common },
-        ).sign(key);
-        return { tx, senderAddress: tx.getSenderAddress(), sender: sender!.address.toLowerCase() };
-      });
+      const candidates = txs.map(({ to, data, value }) =>
+        signedCandidate(common, sender!, {
+          nonce: nonce++,
+          ...(to ? { to } : {}),
+          ...(data ? { data: hexToBytes(data as `0x${string}`) } : {}),
+          ...(value ? { value } : {}),
+        }),
+      );
       const parent = chain.head;
       const built = await executor.build(parent, candidates, {
         timestamp: parent.header.timestamp + 1n,

@@ -1,14 +1,13 @@
 import { EVM } from "@ethereumjs/evm";
-import { createFeeMarket1559Tx } from "@ethereumjs/tx";
 import { createAddressFromString, createContractAddress, hexToBytes, setLengthLeft } from "@ethereumjs/util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OpenedChain, openChain } from "../../chain/open-chain.js";
 import { testConfig } from "../../config/node-config.js";
 import { deriveDevAccounts } from "../../dev-accounts.js";
+import { signedCandidate } from "../../testing/executor-candidates.js";
 import { BlockExecutor } from "../block/block-executor.js";
 import { TracingService } from "./tracing-service.js";
 
-const GWEI = 1_000_000_000n;
 // Deploys a runtime that adds its first calldata word to slot 0.
 const CREATION = "0x600c600c600039600c6000f3600035600054016000556000";
 const BLOCKS = 7;
@@ -25,26 +24,15 @@ describe("VMs of trace replays", () => {
     const from = createAddressFromString(key.address);
     let nonce = 0n;
     const mine = async (data: Uint8Array, to?: string) => {
-      const tx = createFeeMarket1559Tx(
-        {
-          chainId: common.chainId(),
-          nonce: nonce++,
-          maxFeePerGas: 100n * GWEI,
-          maxPriorityFeePerGas: GWEI,
-          gasLimit: 200_000n,
-          ...(to ? { to: to as `0x${string}` } : {}),
-          data,
-        },
-        { common },
-      ).sign(key.privateKey);
+      const candidate = signedCandidate(common, key, { nonce: nonce++, data, ...(to ? { to } : {}) });
       const parent = chain.head;
-      const built = await executor.build(parent, [{ tx, senderAddress: from, sender: key.address }], {
+      const built = await executor.build(parent, [candidate], {
         timestamp: parent.header.timestamp + 1n,
         coinbase: new Uint8Array(20),
       });
       expect(built.receipts.map((r) => r.status)).toEqual([1]);
       await chain.commit(built);
-      return tx.hash();
+      return candidate.tx.hash();
     };
     const contract = createContractAddress(from, nonce).toString();
     await mine(hexToBytes(CREATION));

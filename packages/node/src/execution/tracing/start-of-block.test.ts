@@ -1,5 +1,4 @@
-import { createFeeMarket1559Tx } from "@ethereumjs/tx";
-import { bytesToHex, createAddressFromString, hexToBytes } from "@ethereumjs/util";
+import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import { encodeRecordSlot, STAKING_ADDRESS, Staking } from "@strata/contracts";
 import { encodeFunctionData } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,12 +7,12 @@ import { testConfig } from "../../config/node-config.js";
 import { createPosEngine } from "../../consensus/create-engine.js";
 import type { PosEngine } from "../../consensus/engine.js";
 import { deriveDevAccounts } from "../../dev-accounts.js";
+import { signedCandidate } from "../../testing/executor-candidates.js";
 import { BlockExecutor } from "../block/block-executor.js";
 import { interpreterPrototype } from "../evm/evm-internals.js";
 import { STEPS_KEPT, type StateStep, WarmStates } from "../state/state-carry.js";
 import { TracingService } from "./tracing-service.js";
 
-const GWEI = 1_000_000_000n;
 const BLOCKS = 3;
 const RECORD_SLOT = encodeRecordSlot("0x0000000000000000000000000000000000000001").slice(0, 10);
 
@@ -31,30 +30,23 @@ describe("replaying a block's start-of-block steps", () => {
     chain.events.on("stateStep", (step) => steps.push(step));
     const executor = new BlockExecutor(common, chain.states, trieDb, chainView);
     const key = deriveDevAccounts(config.network)[0]!;
-    const from = createAddressFromString(key.address);
     for (let nonce = 0n; nonce < BLOCKS; nonce++) {
       const parent = chain.head;
       // Each transaction reads the validators' counters, which the block's `recordSlot` has just moved.
-      const tx = createFeeMarket1559Tx(
-        {
-          chainId: common.chainId(),
-          nonce,
-          maxFeePerGas: 100n * GWEI,
-          maxPriorityFeePerGas: GWEI,
-          gasLimit: 300_000n,
-          to: STAKING_ADDRESS,
-          data: hexToBytes(encodeFunctionData({ abi: Staking.abi, functionName: "getValidators" })),
-        },
-        { common },
-      ).sign(key.privateKey);
-      const built = await executor.build(parent, [{ tx, senderAddress: from, sender: key.address }], {
+      const candidate = signedCandidate(common, key, {
+        nonce,
+        to: STAKING_ADDRESS,
+        data: hexToBytes(encodeFunctionData({ abi: Staking.abi, functionName: "getValidators" })),
+        gasLimit: 300_000n,
+      });
+      const built = await executor.build(parent, [candidate], {
         timestamp: parent.header.timestamp + 1n,
         coinbase: parent.header.coinbase.bytes,
         hooks: engine.producerHooks(),
       });
       expect(built.receipts.map((r) => r.status)).toEqual([1]);
       await chain.commit(built);
-      hashes.push(tx.hash());
+      hashes.push(candidate.tx.hash());
     }
   });
   afterAll(async () => {
