@@ -55,13 +55,17 @@ export async function startOfBlockWrites(
   for (const address of log.wiped) if (accounts.get(address) !== null) return undefined;
   const slots = new Map<string, Map<string, Uint8Array>>();
   for (const [address, keys] of log.slots) {
+    // A deleted account has no storage left: its deletion says it all.
+    if (accounts.get(address) === null) continue;
     const values = new Map<string, Uint8Array>();
     for (const key of keys)
       values.set(key, await state.getStorage(createAddressFromString(address), hexToBytes(`0x${key}`)));
     slots.set(address, values);
   }
   const code = new Map<string, Uint8Array>();
-  for (const address of log.code) code.set(address, await state.getCode(createAddressFromString(address)));
+  for (const address of log.code)
+    if (accounts.get(address) !== null)
+      code.set(address, await state.getCode(createAddressFromString(address)));
   return { accounts, slots, code };
 }
 
