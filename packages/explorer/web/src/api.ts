@@ -1,3 +1,5 @@
+import { readJsonBody } from "./json-body.ts";
+
 /** Where the explorer finds the gateway; served by the explorer server as `/config.json`. */
 export interface ExplorerConfig {
   apiUrl: string;
@@ -86,7 +88,7 @@ async function request(
       if (init.signal?.aborted) throw error;
       throw new ApiError(0, null, `the API at ${apiUrl} cannot be reached`);
     }
-    const body = (await res.json().catch(() => null)) as unknown;
+    const body = await readJsonBody(res, init.signal);
     if (res.status !== 429 || attempt >= MAX_RETRIES) return { res, body };
     await sleep(retryDelayMs(res, body), init.signal ?? undefined);
   }
@@ -96,7 +98,10 @@ async function request(
 export async function getJson<T>(path: string, signal?: AbortSignal): Promise<T> {
   const config = await loadConfig();
   const { res, body } = await request(config.apiUrl + path, signal ? { signal } : {}, config);
-  if (res.ok) return body as T;
+  if (res.ok) {
+    if (body === undefined) throw new ApiError(res.status, null, `the API's answer for ${path} is not JSON`);
+    return body as T;
+  }
   const err = (body as { error?: { code?: number | string; message?: string } } | null)?.error;
   throw new ApiError(res.status, err?.code ?? null, err?.message ?? `${res.status} ${res.statusText}`);
 }
@@ -114,9 +119,9 @@ export async function rpc<T>(method: string, params: unknown[], signal?: AbortSi
     },
     config,
   );
-  const answer = body as { result?: T; error?: { code: number; message: string } } | null;
+  const answer = body as { result?: T; error?: { code: number; message: string } } | null | undefined;
   if (answer?.error) throw new ApiError(res.status, answer.error.code, answer.error.message);
-  if (!res.ok || answer === null || !("result" in answer)) {
+  if (!res.ok || answer == null || !("result" in answer)) {
     throw new ApiError(res.status, null, `${method} failed (${res.status})`);
   }
   return answer.result as T;

@@ -24,7 +24,10 @@ export function useApi<T>(path: string | null, version = 0): Resource<T> & { rel
     lastPath.current = path;
     const ctrl = new AbortController();
     getJson<T>(path, ctrl.signal).then(
-      (data) => setState({ status: "ok", data }),
+      (data) => {
+        // An answer that arrives after the page moved on (a newer block, another path) is not shown.
+        if (!ctrl.signal.aborted) setState({ status: "ok", data });
+      },
       (error: unknown) => {
         if (ctrl.signal.aborted) return;
         setState((prev) =>
