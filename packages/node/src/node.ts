@@ -40,6 +40,7 @@ import { StakingService } from "./modules/staking/staking-service.js";
 import { P2PNetwork } from "./network/p2p-network.js";
 import { BlockProducer } from "./producer/block-producer.js";
 import { DevSnapshots } from "./producer/dev-snapshots.js";
+import { DevStateEdits } from "./producer/dev-state-edits.js";
 import { PendingBlocks } from "./producer/pending-block.js";
 import { createBuiltinReporter } from "./reporter/builtin-reporter.js";
 import type { PriceReporter } from "./reporter/price-reporter.js";
@@ -125,7 +126,8 @@ export async function createNode(
     config.network,
     config.datadir,
   );
-  const pool = new TxPool(chain, config);
+  const edits = new DevStateEdits();
+  const pool = new TxPool(chain, config, Date.now, edits);
   const executor = new BlockExecutor(common, states, trieDb, chainView);
   const engine = createPosEngine(config, deriveDevAccounts(config.network));
   const finality = engine
@@ -160,6 +162,7 @@ export async function createNode(
       mode: sealsNothing ? "manual" : config.mining.mode,
       blockTimeSeconds: config.mining.blockTimeSeconds,
       coinbase: new Uint8Array(20),
+      edits,
       ...(engine ? { engine } : {}),
     },
     logger.child({ module: "producer" }),

@@ -13,6 +13,7 @@ import type { StateFactory } from "../execution/state/state-factory.js";
 import type { BoundedStructure } from "../metrics/bounded-structure.js";
 import type { BlockCommit, ChainStore, CheckpointHashes } from "../storage/chain-store.js";
 import type { StoredReceipt } from "../storage/records.js";
+import type { DevStateEdit } from "../storage/state-edits.js";
 import type { TrieDatabase } from "../storage/trie-db.js";
 import { BlockLogsCache } from "./block-logs-cache.js";
 import { EventBus } from "./event-bus.js";
@@ -258,10 +259,11 @@ export class Chain {
 
   /**
    * Commits a built block as the new head (one storage transaction, with the checkpoints it
-   * advances) and announces it.
+   * advances, and the dev methods' `stateEdits` it applied at its start, kept for its replays) and
+   * announces it.
    */
-  commit(built: BuiltBlock): Promise<void> {
-    return this.commitRun([built]);
+  commit(built: BuiltBlock, stateEdits?: readonly DevStateEdit[]): Promise<void> {
+    return this.commitRun([stateEdits ? { ...built, stateEdits } : built]);
   }
 
   /**
@@ -269,7 +271,7 @@ export class Chain {
    * in one storage transaction, with the checkpoints they advance, then announces each as a new
    * head in order. The last becomes the head.
    */
-  async commitRun(run: readonly BuiltBlock[]): Promise<void> {
+  async commitRun(run: readonly (BuiltBlock & Pick<BlockCommit, "stateEdits">)[]): Promise<void> {
     const last = run[run.length - 1];
     if (!last) return;
     let checkpoints = this.checkpointState;

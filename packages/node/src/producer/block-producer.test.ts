@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { bytesToHex, createAddressFromString } from "@ethereumjs/util";
 import { parseGwei } from "viem";
 import { describe, expect, it, vi } from "vitest";
-import { devAccount, rpc } from "../e2e/clients.js";
+import { devAccount, rawRpc, rpc } from "../e2e/clients.js";
 import { BlockExecutor } from "../execution/block/block-executor.js";
 import { startTestNode } from "../testing/test-node.js";
 
@@ -53,9 +53,16 @@ describe("block production modes", () => {
     const t = await startTestNode({ mining: { mode: "instant" } });
     try {
       const raws = await Promise.all(Array.from({ length: 40 }, (_, i) => signedTransfer(i)));
-      const hashes = await Promise.all(
-        raws.map(async (raw) => (await rpc(t.url, "eth_sendRawTransaction", [raw])).result),
-      );
+      // One batch: its entries reach the pool together, however slowly this machine opens connections.
+      const batch = raws.map((raw, id) => ({
+        jsonrpc: "2.0",
+        id,
+        method: "eth_sendRawTransaction",
+        params: [raw],
+      }));
+      const answers = (await rawRpc(t.url, JSON.stringify(batch))).body as { result: string }[];
+      const hashes = answers.map((answer) => answer.result);
+      expect(hashes.every((hash) => /^0x[0-9a-f]{64}$/.test(hash))).toBe(true);
       for (
         let i = 0;
         i < 100 &&
@@ -71,7 +78,7 @@ describe("block production modes", () => {
       );
       expect(receipts.every((r) => r !== null)).toBe(true);
       const blocks = new Set(receipts.map((r) => r.blockNumber));
-      expect(blocks.size).toBeLessThan(40);
+      expect(blocks.size).toBeLessThan(10);
     } finally {
       await t.stop();
     }

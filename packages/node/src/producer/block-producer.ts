@@ -7,7 +7,7 @@ import type { PosEngine } from "../consensus/engine.js";
 import { NoProposerError, NotYourTurnError } from "../consensus/errors.js";
 import type { BlockExecutor, BuiltBlock } from "../execution/block/block-executor.js";
 import type { TxPool } from "../txpool/tx-pool.js";
-import { DevStateEdits } from "./dev-state-edits.js";
+import type { DevStateEdits } from "./dev-state-edits.js";
 
 /** Settings of the block producer. */
 export interface ProducerOptions {
@@ -16,6 +16,8 @@ export interface ProducerOptions {
   readonly coinbase: Uint8Array;
   /** Proof-of-stake engine that picks the proposer and seals; without it blocks carry `coinbase` and no seal. */
   readonly engine?: PosEngine;
+  /** The dev methods' state edits (shared with the pool, which counts them when it admits transactions). */
+  readonly edits: DevStateEdits;
 }
 
 /** The clock of block timestamps at one moment (dev: kept by `evm_snapshot`). */
@@ -55,7 +57,7 @@ const MAX_GATHER_MS = 50;
  */
 export class BlockProducer {
   /** State edits of the dev methods, applied at the start of the next block. */
-  readonly edits = new DevStateEdits();
+  readonly edits: DevStateEdits;
   private queue: Promise<unknown> = Promise.resolve();
   private scheduled = false;
   /** The automine loop is building blocks. */
@@ -86,6 +88,7 @@ export class BlockProducer {
     private readonly options: ProducerOptions,
     private readonly log: Logger,
   ) {
+    this.edits = options.edits;
     this.automine = options.mode === "instant";
     this.intervalMs = options.mode === "interval" ? options.blockTimeSeconds * 1000 : 0;
   }
@@ -360,7 +363,7 @@ export class BlockProducer {
         this.edits.putBack(edits);
         throw error;
       });
-    await this.chain.commit(built);
+    await this.chain.commit(built, edits);
     if (chosen !== undefined) this.continueClockFrom(built.block);
     for (const { tx, error } of built.rejected) {
       this.log.debug({ hash: tx.hash(), reason: error.message }, "transaction dropped by block producer");

@@ -1,9 +1,9 @@
 import type { TypedTransaction } from "@ethereumjs/tx";
 import type { Chain, ChainMark } from "../chain/chain.js";
 import type { FinalityGadget } from "../consensus/finality.js";
+import type { DevStateEdit } from "../storage/state-edits.js";
 import type { TxPool } from "../txpool/tx-pool.js";
 import type { BlockProducer, DevClock } from "./block-producer.js";
-import type { DevStateEdit } from "./dev-state-edits.js";
 
 /** What `evm_snapshot` keeps: the chain's head and checkpoints, the clock, the queued edits and the pool. */
 interface Snapshot {

@@ -1,17 +1,8 @@
-import { Account, type Address, setLengthLeft } from "@ethereumjs/util";
-import type { BlockContext, BlockHooks } from "../execution/block/block-executor.js";
-
-/** One change of an account made by a dev method (`anvil_setBalance`, `anvil_setCode`, ...). */
-export type DevStateEdit =
-  | { readonly kind: "balance"; readonly address: Address; readonly value: bigint }
-  | { readonly kind: "nonce"; readonly address: Address; readonly value: bigint }
-  | { readonly kind: "code"; readonly address: Address; readonly code: Uint8Array }
-  | {
-      readonly kind: "storage";
-      readonly address: Address;
-      readonly slot: Uint8Array;
-      readonly value: Uint8Array;
-    };
+import { Account } from "@ethereumjs/util";
+import type { BlockHooks } from "../execution/block/block-executor.js";
+import { applyStateEdits } from "../execution/state/state-edits.js";
+import type { DevStateEdit } from "../storage/state-edits.js";
+import type { QueuedAccountEdits } from "../txpool/tx-pool.js";
 
 /**
  * State edits of the dev methods, waiting for the next block: blocks are sealed and committed with
@@ -19,7 +10,7 @@ export type DevStateEdit =
  * applied at the start of the next block (after its system calls, before its transactions) and
  * committed with it. Until then the pending block shows it.
  */
-export class DevStateEdits {
+export class DevStateEdits implements QueuedAccountEdits {
   private queued: DevStateEdit[] = [];
   private version = 0;
 
@@ -37,6 +28,21 @@ export class DevStateEdits {
   add(edit: DevStateEdit): void {
     this.queued.push(edit);
     this.version++;
+  }
+
+  /** `account` with the queued balance and nonce edits of `address` (lowercase hex) applied, in order. */
+  applyTo(address: string, account: Account | undefined): Account | undefined {
+    let edited = account;
+    for (const edit of this.queued) {
+      if ((edit.kind !== "balance" && edit.kind !== "nonce") || edit.address.toString() !== address) continue;
+      edited = new Account(
+        edit.kind === "nonce" ? edit.value : edited?.nonce,
+        edit.kind === "balance" ? edit.value : edited?.balance,
+        edited?.storageRoot,
+        edited?.codeHash,
+      );
+    }
+    return edited;
   }
 
   /** The queued edits, left in place (the pending block). */
@@ -77,35 +83,10 @@ export class DevStateEdits {
         hooks ? hooks.prepare(vm, parent, template) : Promise.resolve(template),
       beforeTransactions: async (context) => {
         await hooks?.beforeTransactions(context);
-        await applyEdits(context, edits);
+        await applyStateEdits(context.vm.stateManager, edits);
       },
       afterTransactions: (context, fees) => hooks?.afterTransactions(context, fees) ?? Promise.resolve(),
       seal: (block) => (hooks ? hooks.seal(block) : block),
     };
-  }
-}
-
-async function applyEdits(context: BlockContext, edits: readonly DevStateEdit[]): Promise<void> {
-  const state = context.vm.stateManager;
-  for (const edit of edits) {
-    const account = (await state.getAccount(edit.address)) ?? new Account();
-    switch (edit.kind) {
-      case "balance":
-        account.balance = edit.value;
-        await state.putAccount(edit.address, account);
-        break;
-      case "nonce":
-        account.nonce = edit.value;
-        await state.putAccount(edit.address, account);
-        break;
-      case "code":
-        await state.putAccount(edit.address, account);
-        await state.putCode(edit.address, edit.code);
-        break;
-      case "storage":
-        await state.putAccount(edit.address, account);
-        await state.putStorage(edit.address, setLengthLeft(edit.slot, 32), edit.value);
-        break;
-    }
   }
 }

@@ -13,7 +13,8 @@ import {
   type Candidate,
 } from "../execution/block/block-executor.js";
 import type { StoredReceipt } from "../storage/records.js";
-import { type DevStateEdit, DevStateEdits } from "./dev-state-edits.js";
+import type { DevStateEdit } from "../storage/state-edits.js";
+import { DevStateEdits } from "./dev-state-edits.js";
 
 /** The block the node would build next, executed: its transactions' receipts and the state after it. */
 export interface PendingBuild {

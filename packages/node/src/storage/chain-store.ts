@@ -26,6 +26,7 @@ import {
   type StoredReceipt,
   type TxLocation,
 } from "./records.js";
+import { type DevStateEdit, decodeStateEdits, encodeStateEdits } from "./state-edits.js";
 
 const HEAD_KEY = utf8ToBytes("head");
 const JUSTIFIED_KEY = utf8ToBytes("justified");
@@ -75,6 +76,8 @@ export interface BlockCommit {
   readonly stateWrites: readonly WriteOp[];
   /** Hashes of the latest justified and finalized blocks after this one, when finality tracks votes. */
   readonly checkpoints?: CheckpointHashes;
+  /** The dev methods' state edits the block applied at its start (dev), kept for its replays. */
+  readonly stateEdits?: readonly DevStateEdit[];
 }
 
 /**
@@ -154,6 +157,12 @@ export class ChainStore {
     return receipts;
   }
 
+  /** The dev methods' state edits that the block `blockHash` applied at its start, if any. */
+  stateEdits(blockHash: Uint8Array): DevStateEdit[] | undefined {
+    const bytes = this.kv.get("stateEdits", blockHash);
+    return bytes ? decodeStateEdits(bytes) : undefined;
+  }
+
   /** Where a mined transaction lives. */
   txLocation(txHash: Uint8Array): TxLocation | undefined {
     const bytes = this.kv.get("txIndex", txHash);
@@ -182,6 +191,8 @@ export class ChainStore {
       ops.push({ bucket: "blocks", key: hash, value: block.serialize() });
       ops.push({ bucket: "receipts", key: hash, value: receipts });
       for (const op of canonicalWrites(block, commit.receipts)) ops.push(op);
+      if (commit.stateEdits?.length)
+        ops.push({ bucket: "stateEdits", key: hash, value: encodeStateEdits(commit.stateEdits) });
     }
     const last = commits[commits.length - 1];
     if (!last) return;
@@ -238,6 +249,7 @@ export class ChainStore {
     for (const block of removed) {
       ops.push({ bucket: "blocks", key: block.hash(), value: null });
       ops.push({ bucket: "receipts", key: block.hash(), value: null });
+      ops.push({ bucket: "stateEdits", key: block.hash(), value: null });
     }
     ops.push({ bucket: "meta", key: HEAD_KEY, value: head.hash() });
     if (checkpoints) ops.push(...checkpointWrites(checkpoints));

@@ -9,6 +9,7 @@ export const BUCKETS = [
   "logIndex",
   "addressIndex",
   "votes",
+  "stateEdits",
 ] as const;
 /** One of {@link BUCKETS}. */
 export type Bucket = (typeof BUCKETS)[number];

@@ -1,5 +1,5 @@
 import type { TypedTransaction } from "@ethereumjs/tx";
-import type { Address } from "@ethereumjs/util";
+import type { Account, Address } from "@ethereumjs/util";
 import { bytesToHex } from "@ethereumjs/util";
 import type { Chain, NewHead } from "../chain/chain.js";
 import type { NodeConfig } from "../config/node-config.js";
@@ -42,6 +42,15 @@ export interface PoolContent {
 /** Milliseconds since the epoch; injectable so that expiry can be tested. */
 export type Clock = () => number;
 
+/**
+ * Balance and nonce changes queued for the next block (the dev methods `anvil_setBalance` and
+ * `anvil_setNonce`), which the pool counts when it admits a transaction.
+ */
+export interface QueuedAccountEdits {
+  /** `account` (undefined: none stored) as the queued edits leave it. */
+  applyTo(address: string, account: Account | undefined): Account | undefined;
+}
+
 /** How often {@link TxPool.start} sweeps expired queued transactions. */
 const SWEEP_INTERVAL_MS = 60_000;
 
@@ -76,6 +85,7 @@ export class TxPool {
     private readonly chain: Chain,
     private readonly config: NodeConfig,
     private readonly now: Clock = Date.now,
+    private readonly queuedEdits?: QueuedAccountEdits,
   ) {}
 
   /** Number of transactions held. */
@@ -110,7 +120,10 @@ export class TxPool {
     this.sweeper = undefined;
   }
 
-  /** Validates `tx` against the head state and the pool, inserts it, and announces it. */
+  /**
+   * Validates `tx` against the head state (with the queued account edits, if any) and the pool,
+   * inserts it, and announces it.
+   */
   async add(tx: TypedTransaction): Promise<PoolTx> {
     const hash = bytesToHex(tx.hash());
     if (this.byHash.has(hash)) throw new TxPoolError("already known");
@@ -123,7 +136,9 @@ export class TxPool {
     });
     const senderAddress = tx.getSenderAddress();
     const sender = senderAddress.toString();
-    const account = await this.chain.account(this.chain.head, sender);
+    const stored = await this.chain.account(this.chain.head, sender);
+    // A dev method's edit (a new balance or nonce) counts at once, as on anvil and Hardhat.
+    const account = this.queuedEdits ? this.queuedEdits.applyTo(sender, stored) : stored;
     const stateNonce = account?.nonce ?? 0n;
     const balance = account?.balance ?? 0n;
     if (tx.nonce < stateNonce)

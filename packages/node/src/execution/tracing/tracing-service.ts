@@ -23,6 +23,7 @@ import { checkRunLimit, enforceRunLimits, limitEvm, type RunLimit, runLimit } fr
 import { OverlayStateManager } from "../state/overlay-state.js";
 import { scratchState } from "../state/scratch-state.js";
 import { applyStartOfBlockWrites, WarmStates } from "../state/state-carry.js";
+import { applyStateEdits } from "../state/state-edits.js";
 import type { StateFactory } from "../state/state-factory.js";
 import type { CallFrame } from "./call-tracer.js";
 import { CallTracer } from "./call-tracer.js";
@@ -332,8 +333,9 @@ export class TracingService {
   }
 
   /**
-   * A VM on a throwaway overlay of `block`'s parent state, with the block's start-of-block steps applied:
-   * run again, or their writes put back when the block's step carries them.
+   * A VM on a throwaway overlay of `block`'s parent state, with the block's start-of-block steps
+   * applied: run again (the system calls, then the dev methods' state edits the block stored), or
+   * their writes put back when the block's step carries them.
    */
   private async replay(block: Block, limit: RunLimit): Promise<Replay> {
     const parent = this.chain.blockByHash(block.header.parentHash);
@@ -366,7 +368,13 @@ export class TracingService {
       baseFeePerGas: header.baseFeePerGas ?? 0n,
     };
     if (startWrites) await applyStartOfBlockWrites(vm.stateManager, startWrites);
-    else await hooks?.beforeTransactions(context);
+    else {
+      await hooks?.beforeTransactions(context);
+      // The dev methods' edits the block applied after its system calls (their writes are part of
+      // `startWrites` when the step carries them).
+      const edits = this.chain.store.stateEdits(block.hash());
+      if (edits) await applyStateEdits(vm.stateManager, edits);
+    }
     return { vm, builder };
   }
 

@@ -112,6 +112,36 @@ describe("dev methods as Hardhat and anvil take them", () => {
       expect(await result(t.url, "eth_getCode", [HARDHAT_EXAMPLE, "latest"])).toBe("0x6001");
     }));
 
+  it("without automine, the pool takes a transaction that only a queued balance or nonce edit allows", () =>
+    withNode("manual", async (t) => {
+      const account = devAccount(3);
+      const chainId = Number(await result(t.url, "eth_chainId"));
+      const transfer = (nonce: number) =>
+        account.signTransaction({
+          chainId,
+          type: "eip1559",
+          nonce,
+          to: HARDHAT_EXAMPLE,
+          value: 1n,
+          gas: 21_000n,
+          maxFeePerGas: parseGwei("100"),
+          maxPriorityFeePerGas: parseGwei("1"),
+        });
+      await result(t.url, "anvil_setNonce", [account.address, 5]);
+      await result(t.url, "anvil_setBalance", [account.address, "0x0"]);
+      // Refused while the balance edit stands, as anvil refuses it.
+      const broke = await rpc(t.url, "eth_sendRawTransaction", [await transfer(5)]);
+      expect(broke.error?.message).toMatch(/insufficient funds/);
+      await result(t.url, "anvil_setBalance", [account.address, `0x${parseEther("1").toString(16)}`]);
+      const hash = await result(t.url, "eth_sendRawTransaction", [await transfer(5)]);
+      // Executable at once (nonce 5 is the next one once the edits apply), so the next block takes it.
+      expect((await block(t.url, "pending")).transactions).toEqual([hash]);
+      const low = await rpc(t.url, "eth_sendRawTransaction", [await transfer(4)]);
+      expect(low.error?.message).toMatch(/nonce too low/);
+      await result(t.url, "evm_mine", []);
+      expect((await block(t.url)).transactions).toEqual([hash]);
+    }));
+
   it("eth_sendTransaction from an impersonated account (anvil_ and hardhat_ names)", () =>
     withNode("instant", async (t) => {
       const whale = "0x364d6d0333432c3ac016ca832fb8594a8ce43ca6";

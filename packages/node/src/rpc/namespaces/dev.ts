@@ -10,7 +10,7 @@ import {
   toQuantity,
 } from "@strata/protocol";
 import { DevOnlyError } from "../../errors/domain-errors.js";
-import type { DevStateEdit } from "../../producer/dev-state-edits.js";
+import type { DevStateEdit } from "../../storage/state-edits.js";
 import { defineMethods, type Handler } from "../registry.js";
 import type { RpcServices } from "../services.js";
 
