@@ -37,7 +37,8 @@ function attackRequests(looper: Hex): { method: string; params: unknown[] }[] {
   ];
 }
 
-async function deployLooper(ctx: ScenarioContext): Promise<Hex> {
+/** Deploys the endless call loop (CALL_LOOPER_CODE) from dev account 0; its address. */
+export async function deployLooper(ctx: ScenarioContext): Promise<Hex> {
   const chain = defineChain({
     id: CHAIN_ID,
     name: "bench",
@@ -58,11 +59,13 @@ async function deployLooper(ctx: ScenarioContext): Promise<Hex> {
   return receipt.contractAddress;
 }
 
-interface ProbePhase {
+/** What one probe phase measured. */
+export interface ProbePhase {
   readonly requests: number;
   readonly errors: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  readonly maxMs: number;
   readonly blocksPerSecond: number;
   readonly seconds: number;
 }
@@ -72,7 +75,7 @@ interface ProbePhase {
  * a request every {@link PROBE_INTERVAL_MS} (about 800 req/s in all: the node's responsiveness, not
  * its saturation), for `seconds`, and counts the blocks produced meanwhile.
  */
-async function probe(url: string, seconds: number): Promise<ProbePhase> {
+export async function probe(url: string, seconds: number): Promise<ProbePhase> {
   const client = new RpcClient(url, { maxSockets: PROBERS });
   const latencies: number[] = [];
   let errors = 0;
@@ -103,6 +106,7 @@ async function probe(url: string, seconds: number): Promise<ProbePhase> {
       errors,
       p50Ms: percentile(sorted, 50),
       p99Ms: percentile(sorted, 99),
+      maxMs: sorted[sorted.length - 1] ?? 0,
       blocksPerSecond: (lastBlock - firstBlock) / elapsed,
       seconds: elapsed,
     };

@@ -1,4 +1,5 @@
 import { attack } from "./attack.js";
+import { bigTrace } from "./bigTrace.js";
 import { blockNumber } from "./blockNumber.js";
 import { call } from "./call.js";
 import { callDistinct } from "./callDistinct.js";
@@ -32,5 +33,6 @@ export const SCENARIOS: readonly Scenario[] = [
   wsNewHeads,
   dappWorkflow,
   attack,
+  bigTrace,
   network,
 ];

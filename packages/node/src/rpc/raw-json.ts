@@ -8,3 +8,11 @@ export class RawJson<T = unknown> {
 
   constructor(readonly json: string) {}
 }
+
+/**
+ * The JSON text `json` resolves to, as the answer it encodes: text an execution worker made from a
+ * result of type `T` (traces, simulations, built payloads), sent without parsing it here.
+ */
+export async function answeredAsJson<T>(json: Promise<string>): Promise<RawJson<T>> {
+  return new RawJson<T>(await json);
+}

@@ -4,6 +4,7 @@ import type { CallRequest, SimulateOptions, StateOverrides, TraceOptions } from 
 import { BusyError } from "../../errors/domain-errors.js";
 import type { PayloadAttributes } from "../block/payload-builder.js";
 import { type CancelSource, checkRunLimit, runLimit } from "../evm/run-limits.js";
+import type { CallFrame } from "../tracing/call-tracer.js";
 import type { BlockTraceEntry, ContractCreation } from "../tracing/tracing-service.js";
 import type { CallWorkerPool } from "./call-worker-pool.js";
 import type { HeavyTask, HeavyTaskRunner } from "./heavy-tasks.js";
@@ -34,27 +35,33 @@ export class HeavyExecution {
     private readonly limits: HeavyExecutionLimits,
   ) {}
 
-  /** geth's `debug_traceTransaction`. */
-  traceTransaction(hash: Uint8Array, options: TraceOptions, caller?: CancelSource): Promise<unknown> {
-    return this.trace({ kind: "traceTransaction", hash, options }, caller);
+  /** geth's `debug_traceTransaction`, as JSON text. */
+  traceTransaction(hash: Uint8Array, options: TraceOptions, caller?: CancelSource): Promise<string> {
+    return this.trace({ kind: "traceTransaction", hash, options }, caller) as Promise<string>;
   }
 
-  /** geth's `debug_traceCall` on the state after `block`. */
+  /** The callTracer's call tree of the mined transaction `hash`. */
+  callTree(hash: Uint8Array, caller?: CancelSource): Promise<CallFrame> {
+    return this.trace({ kind: "callTree", hash }, caller) as Promise<CallFrame>;
+  }
+
+  /** geth's `debug_traceCall` on the state after `block`, as JSON text. */
   traceCall(
     request: CallRequest,
     block: Block,
     options: TraceOptions,
     overrides: StateOverrides | undefined,
     caller?: CancelSource,
-  ): Promise<unknown> {
-    return this.trace({ kind: "traceCall", request, blockHash: block.hash(), options, overrides }, caller);
+  ): Promise<string> {
+    return this.trace(
+      { kind: "traceCall", request, blockHash: block.hash(), options, overrides },
+      caller,
+    ) as Promise<string>;
   }
 
-  /** geth's `debug_traceBlockByNumber/ByHash`. */
-  traceBlock(block: Block, options: TraceOptions, caller?: CancelSource): Promise<BlockTraceEntry[]> {
-    return this.trace({ kind: "traceBlock", blockHash: block.hash(), options }, caller) as Promise<
-      BlockTraceEntry[]
-    >;
+  /** geth's `debug_traceBlockByNumber/ByHash`: the {@link BlockTraceEntry} list as JSON text. */
+  traceBlock(block: Block, options: TraceOptions, caller?: CancelSource): Promise<string> {
+    return this.trace({ kind: "traceBlock", blockHash: block.hash(), options }, caller) as Promise<string>;
   }
 
   /** The transaction of `block` that creates `address` (one replay of the block, stopping at it). */
@@ -65,19 +72,23 @@ export class HeavyExecution {
     ) as Promise<ContractCreation | null>;
   }
 
-  /** `eth_simulateV1` on top of `base`: the simulated blocks as JSON-RPC answers them. */
-  simulate(options: SimulateOptions, base: Block, caller?: CancelSource): Promise<unknown> {
-    return this.run({ kind: "simulate", options, blockHash: base.hash() }, this.limits.evmTimeoutMs, caller);
+  /** `eth_simulateV1` on top of `base`: the simulated blocks as JSON-RPC answers them, as JSON text. */
+  simulate(options: SimulateOptions, base: Block, caller?: CancelSource): Promise<string> {
+    return this.run(
+      { kind: "simulate", options, blockHash: base.hash() },
+      this.limits.evmTimeoutMs,
+      caller,
+    ) as Promise<string>;
   }
 
-  /** `testing_buildBlockV1` after `parent`: the payload envelope as JSON-RPC answers it. */
+  /** `testing_buildBlockV1` after `parent`: the payload envelope as JSON-RPC answers it, as JSON text. */
   buildBlock(
     parent: Block,
     attributes: PayloadAttributes,
     transactions: { given: readonly Uint8Array[] } | { candidates: readonly TypedTransaction[] },
     extraData: Uint8Array,
     caller?: CancelSource,
-  ): Promise<unknown> {
+  ): Promise<string> {
     const raw =
       "given" in transactions
         ? transactions
@@ -86,7 +97,7 @@ export class HeavyExecution {
       { kind: "buildBlock", parentHash: parent.hash(), attributes, transactions: raw, extraData },
       this.limits.evmTimeoutMs,
       caller,
-    );
+    ) as Promise<string>;
   }
 
   private trace(task: HeavyTask, caller: CancelSource | undefined): Promise<unknown> {

@@ -17,7 +17,9 @@ import type { TraceSource, TracingService } from "../tracing/tracing-service.js"
 /**
  * One piece of heavy execution besides a plain `eth_call`: everything in it can be posted to a
  * worker thread (blocks by hash, transactions as raw bytes), and its result is plain JSON-RPC
- * output (or a bigint), so it can be posted back.
+ * output (or a bigint), so it can be posted back. Answers that may run to megabytes (traces,
+ * simulations, built payloads: {@link ANSWERED_AS_JSON}) come as that output's JSON text: the
+ * thread answering requests then neither copies an object tree nor serialises it.
  */
 export type HeavyTask =
   | {
@@ -29,6 +31,8 @@ export type HeavyTask =
     }
   | PendingTask
   | { readonly kind: "traceTransaction"; readonly hash: Uint8Array; readonly options: TraceOptions }
+  /** The callTracer's call tree of a mined transaction, as an object (for Otterscan's views of it). */
+  | { readonly kind: "callTree"; readonly hash: Uint8Array }
   | {
       readonly kind: "traceCall";
       readonly request: CallRequest;
@@ -50,6 +54,9 @@ export type HeavyTask =
       readonly extraData: Uint8Array;
     };
 
+/** The kinds of {@link HeavyTask} whose result is JSON text. */
+export const ANSWERED_AS_JSON = ["traceTransaction", "traceCall", "traceBlock", "simulate", "buildBlock"] as const;
+
 /** What running heavy tasks needs; a worker thread builds its own over its store. */
 export interface HeavyTaskDeps {
   readonly source: TraceSource;
@@ -69,8 +76,14 @@ export interface HeavyTaskDeps {
 export class HeavyTaskRunner {
   constructor(private readonly deps: HeavyTaskDeps) {}
 
-  /** Runs `task` within `limit`; its JSON-RPC result. */
+  /** Runs `task` within `limit`; its JSON-RPC result (as JSON text for {@link ANSWERED_AS_JSON}). */
   async run(task: HeavyTask, limit: RunLimit): Promise<unknown> {
+    const result = await this.result(task, limit);
+    if (!(ANSWERED_AS_JSON as readonly string[]).includes(task.kind)) return result;
+    return result === undefined ? "null" : JSON.stringify(result);
+  }
+
+  private async result(task: HeavyTask, limit: RunLimit): Promise<unknown> {
     const { deps } = this;
     switch (task.kind) {
       case "estimateGas":
@@ -83,6 +96,8 @@ export class HeavyTaskRunner {
         return formatPendingBlock(await this.pendingBuilds().built(task.pending), task.full);
       case "traceTransaction":
         return deps.tracing.traceTransaction(task.hash, task.options, limit);
+      case "callTree":
+        return deps.tracing.traceTransaction(task.hash, { tracer: "callTracer" }, limit);
       case "traceCall":
         return deps.tracing.traceCall(
           task.request,

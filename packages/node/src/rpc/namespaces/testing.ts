@@ -1,5 +1,6 @@
 import { toData } from "@strata/protocol";
 import { DevOnlyError, ExecutionError } from "../../errors/domain-errors.js";
+import { answeredAsJson } from "../raw-json.js";
 import { defineMethods } from "../registry.js";
 
 const hexBytes = (hex: string) => Buffer.from(hex.slice(2), "hex");
@@ -20,7 +21,7 @@ export const testingMethods = defineMethods({
       throw new ExecutionError("parentHash is not current head");
     }
     const baseFee = parent.header.calcNextBaseFee();
-    return services.execution.buildBlock(
+    const built = services.execution.buildBlock(
       parent,
       {
         timestamp: attributes.timestamp,
@@ -37,5 +38,6 @@ export const testingMethods = defineMethods({
       extraData === undefined ? new Uint8Array() : hexBytes(extraData),
       context,
     );
+    return answeredAsJson(built);
   },
 });

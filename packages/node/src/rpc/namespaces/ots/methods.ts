@@ -19,11 +19,7 @@ function bytes(hex: string): Uint8Array {
 async function callTree(services: RpcServices, hash: string, context: RpcContext): Promise<CallFrame> {
   const location = services.chain.store.txLocation(bytes(hash));
   if (!location) throw new NotFoundError(`transaction ${hash} not found`);
-  return (await services.execution.traceTransaction(
-    bytes(hash),
-    { tracer: "callTracer" },
-    context,
-  )) as CallFrame;
+  return services.execution.callTree(bytes(hash), context);
 }
 
 function checkPageSize(pageSize: number): void {
