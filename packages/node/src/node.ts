@@ -22,6 +22,7 @@ import { CallExecutor } from "./execution/call/call-executor.js";
 import { Simulator } from "./execution/simulate/simulator.js";
 import { chaindataDir } from "./execution/state/chain-storage.js";
 import { StateFactory } from "./execution/state/state-factory.js";
+import { RecordedCallTraces } from "./execution/tracing/recorded-call-traces.js";
 import type { TraceLimits } from "./execution/tracing/trace-options.js";
 import { TracingService } from "./execution/tracing/tracing-service.js";
 import { CallWorkerPool } from "./execution/worker/call-worker-pool.js";
@@ -127,6 +128,8 @@ export async function createNode(
     config.datadir,
   );
   const edits = new DevStateEdits();
+  // Dev chains record the call traces of what they mine, as anvil does: traces of them need no replay.
+  const callTraces = config.network.devAccounts ? new RecordedCallTraces(store) : undefined;
   const pool = new TxPool(chain, config, Date.now, edits);
   const executor = new BlockExecutor(common, states, trieDb, chainView);
   const engine = createPosEngine(config, deriveDevAccounts(config.network));
@@ -163,6 +166,7 @@ export async function createNode(
       blockTimeSeconds: config.mining.blockTimeSeconds,
       coinbase: new Uint8Array(20),
       edits,
+      ...(callTraces ? { callTraces } : {}),
       ...(engine ? { engine } : {}),
     },
     logger.child({ module: "producer" }),
@@ -340,6 +344,7 @@ export async function createNode(
         evmTimeoutMs: config.rpc.evmTimeoutMs,
         maxQueueWaitMs: config.rpc.maxQueueWaitMs,
       },
+      callTraces,
     ),
     finality,
     forwarder: source ? forwardTo(source) : undefined,
@@ -403,6 +408,7 @@ export async function createNode(
         ? [{ name: "active_validator_sets", unit: "entries" as const, ...engine.activeSetCache }]
         : []),
       ...(callWorkers?.boundedStructures() ?? []),
+      ...(callTraces?.boundedStructures() ?? []),
       ...(options.gate?.structures?.() ?? []),
     ],
     refreshBoundedStructures: async () => {

@@ -6,6 +6,7 @@ import type { MiningMode } from "../config/node-config.js";
 import type { PosEngine } from "../consensus/engine.js";
 import { NoProposerError, NotYourTurnError } from "../consensus/errors.js";
 import type { BlockExecutor, BuiltBlock } from "../execution/block/block-executor.js";
+import type { RecordedCallTraces } from "../execution/tracing/recorded-call-traces.js";
 import type { TxPool } from "../txpool/tx-pool.js";
 import type { DevStateEdits } from "./dev-state-edits.js";
 
@@ -18,6 +19,8 @@ export interface ProducerOptions {
   readonly engine?: PosEngine;
   /** The dev methods' state edits (shared with the pool, which counts them when it admits transactions). */
   readonly edits: DevStateEdits;
+  /** Where the call traces of mined transactions are recorded (dev networks). */
+  readonly callTraces?: RecordedCallTraces;
 }
 
 /** The clock of block timestamps at one moment (dev: kept by `evm_snapshot`). */
@@ -353,17 +356,20 @@ export class BlockProducer {
     this.nextTimestamp = undefined;
     const edits = this.edits.take();
     const hooks = this.options.engine?.producerHooks(this.headSeenAtMs, this.intervalMs);
+    const recording = this.options.callTraces?.recordBlock();
     const built = await this.executor
       .build(parent, this.pool.executable(baseFee), {
         timestamp,
         coinbase: this.options.coinbase,
         ...(hooks || edits ? { hooks: this.edits.withEdits(hooks, edits)! } : {}),
+        ...(recording ? { runTransaction: recording.run } : {}),
       })
       .catch((error: unknown) => {
         this.edits.putBack(edits);
         throw error;
       });
     await this.chain.commit(built, edits);
+    recording?.keep(built.block.hash());
     if (chosen !== undefined) this.continueClockFrom(built.block);
     for (const { tx, error } of built.rejected) {
       this.log.debug({ hash: tx.hash(), reason: error.message }, "transaction dropped by block producer");

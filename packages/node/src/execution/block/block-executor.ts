@@ -1,8 +1,8 @@
 import type { Block } from "@ethereumjs/block";
 import type { Common } from "@ethereumjs/common";
 import type { TypedTransaction } from "@ethereumjs/tx";
-import { type Account, type Address, bigIntToBytes, concatBytes, equalsBytes } from "@ethereumjs/util";
-import { createVM, type PostByzantiumTxReceipt, type VM } from "@ethereumjs/vm";
+import { type Account, Address, bigIntToBytes, concatBytes, equalsBytes } from "@ethereumjs/util";
+import { createVM, type PostByzantiumTxReceipt, type RunTxResult, type VM } from "@ethereumjs/vm";
 import { keccak256 } from "../../crypto/keccak.js";
 import type { BoundedStructure } from "../../metrics/bounded-structure.js";
 import type { WriteOp } from "../../storage/kv.js";
@@ -32,7 +32,26 @@ export interface BlockTemplate {
    * one, reads them there, and the run's last block takes them all.
    */
   readonly keepStateWrites?: boolean;
+  /** Runs each candidate transaction (`run` adds it to the block), watching it (dev: call traces). */
+  readonly runTransaction?: TransactionRunner;
 }
+
+/** Where a candidate runs: the block's miner and how many logs its earlier transactions emitted. */
+export interface TransactionPlace {
+  readonly coinbase: Address;
+  readonly logIndexBase: number;
+}
+
+/**
+ * Runs `tx` on `vm` by calling `run`, which adds it to the block under construction. It must leave
+ * the execution as `run` makes it.
+ */
+export type TransactionRunner = (
+  vm: VM,
+  tx: TypedTransaction,
+  place: TransactionPlace,
+  run: () => Promise<RunTxResult>,
+) => Promise<RunTxResult>;
 
 /** What a block's consensus steps see: the VM on the block's state and the block's execution context. */
 export interface BlockContext {
@@ -186,6 +205,8 @@ export class BlockExecutor {
     if (hooks && candidates.length > 0) startWrites = await this.startOfBlock(state, hooks, context);
     else await hooks?.beforeTransactions(context);
     let fees = 0n;
+    let logCount = 0;
+    const miner = new Address(template.coinbase);
     const receipts: StoredReceipt[] = [];
     const rejected: RejectedTx[] = [];
     const failedSenders = new Set<string>();
@@ -197,7 +218,10 @@ export class BlockExecutor {
         continue;
       }
       try {
-        const result = await builder.addTransaction(tx);
+        const add = () => builder.addTransaction(tx);
+        const place = { coinbase: miner, logIndexBase: logCount };
+        const result = await (proposed.runTransaction ? proposed.runTransaction(vm, tx, place, add) : add());
+        logCount += result.receipt.logs.length;
         const receipt = result.receipt as PostByzantiumTxReceipt;
         fees += result.minerValue;
         receipts.push({

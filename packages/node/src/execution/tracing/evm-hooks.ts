@@ -43,7 +43,8 @@ const CALL_STIPEND = 2300n;
 
 /**
  * Runs one transaction with `tracer` attached to the VM's message and step events, translating them
- * into geth's tracing hooks (frames, opcodes, logs). `run` executes the transaction on `vm`.
+ * into geth's tracing hooks (frames, opcodes, logs). `run` executes the transaction on `vm`. A
+ * failure of the tracer (or the deadline) stops the run and is thrown.
  */
 export async function runWithTracer(
   vm: VM,
@@ -51,6 +52,39 @@ export async function runWithTracer(
   traced: TracedTx,
   run: () => Promise<RunTxResult>,
 ): Promise<RunTxResult> {
+  const { result, failure } = await traceRun(vm, tracer, traced, run, false);
+  if (failure) throw failure;
+  return result;
+}
+
+/**
+ * Runs one transaction as {@link runWithTracer} does, except that nothing the tracer does can stop
+ * or change the run (a block being built): `traced` is false when the tracer failed, and its
+ * result is then not to be used. Errors of the run itself are thrown.
+ */
+export async function runWatched(
+  vm: VM,
+  tracer: Tracer,
+  traced: Omit<TracedTx, "deadline">,
+  run: () => Promise<RunTxResult>,
+): Promise<{ readonly result: RunTxResult; readonly traced: boolean }> {
+  const { result, failure } = await traceRun(
+    vm,
+    tracer,
+    { ...traced, deadline: Number.POSITIVE_INFINITY },
+    run,
+    true,
+  );
+  return { result, traced: failure === undefined };
+}
+
+async function traceRun(
+  vm: VM,
+  tracer: Tracer,
+  traced: TracedTx,
+  run: () => Promise<RunTxResult>,
+  passive: boolean,
+): Promise<{ readonly result: RunTxResult; readonly failure: unknown }> {
   const { tx, sender } = traced;
   const state = vm.stateManager;
   const events = vm.evm.events!;
@@ -204,7 +238,11 @@ export async function runWithTracer(
   const guard =
     <T>(handle: (data: T) => unknown) =>
     (data: T, resolve?: (result?: unknown) => void) => {
-      if (failure) throw failure;
+      if (failure) {
+        // A passive watcher that failed lets the run go on unwatched.
+        if (passive) return resolve?.();
+        throw failure;
+      }
       checkDeadline();
       Promise.resolve()
         .then(() => handle(data))
@@ -222,16 +260,21 @@ export async function runWithTracer(
     step: guard(onStep),
   };
   const fromAccount = await state.getAccount(sender);
-  await tracer.onTxStart?.({
-    from: sender,
-    to: tx.to ?? createContractAddress(sender, fromAccount?.nonce ?? 0n),
-    isCreate: !tx.to,
-    gasLimit: tx.gasLimit,
-    value: tx.value,
-    coinbase: traced.coinbase,
-    authorities: authoritiesOf(tx),
-    state,
-  });
+  try {
+    await tracer.onTxStart?.({
+      from: sender,
+      to: tx.to ?? createContractAddress(sender, fromAccount?.nonce ?? 0n),
+      isCreate: !tx.to,
+      gasLimit: tx.gasLimit,
+      value: tx.value,
+      coinbase: traced.coinbase,
+      authorities: authoritiesOf(tx),
+      state,
+    });
+  } catch (error) {
+    if (!passive) throw error;
+    failure = error;
+  }
   events.on("beforeMessage", listeners.beforeMessage);
   events.on("afterMessage", listeners.afterMessage);
   // A tracer without opcode output hears the steps that open frames, log, halt or fail alone, and
@@ -248,7 +291,7 @@ export async function runWithTracer(
   try {
     result = await run();
   } catch (error) {
-    throw failure ?? error;
+    throw passive ? error : (failure ?? error);
   } finally {
     events.off("beforeMessage", listeners.beforeMessage);
     events.off("afterMessage", listeners.afterMessage);
@@ -257,9 +300,14 @@ export async function runWithTracer(
       limitEvm(vm.evm, outerLimit);
     } else events.off("step", listeners.step);
   }
-  if (failure) throw failure;
-  await tracer.onTxEnd?.({ gasUsed: result.totalGasSpent, state });
-  return result;
+  if (failure) return { result, failure };
+  try {
+    await tracer.onTxEnd?.({ gasUsed: result.totalGasSpent, state });
+  } catch (error) {
+    if (!passive) throw error;
+    return { result, failure: error };
+  }
+  return { result, failure: undefined };
 }
 
 /** The framing opcodes of each opcode table (the table changes only with the rules). */

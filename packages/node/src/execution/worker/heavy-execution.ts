@@ -5,6 +5,7 @@ import { BusyError } from "../../errors/domain-errors.js";
 import type { PayloadAttributes } from "../block/payload-builder.js";
 import { type CancelSource, checkRunLimit, runLimit } from "../evm/run-limits.js";
 import type { CallFrame } from "../tracing/call-tracer.js";
+import type { RecordedCallTraces } from "../tracing/recorded-call-traces.js";
 import type { BlockTraceEntry, ContractCreation } from "../tracing/tracing-service.js";
 import type { CallWorkerPool } from "./call-worker-pool.js";
 import type { HeavyTask, HeavyTaskRunner } from "./heavy-tasks.js";
@@ -33,10 +34,13 @@ export class HeavyExecution {
     private readonly workers: CallWorkerPool | undefined,
     private readonly local: HeavyTaskRunner,
     private readonly limits: HeavyExecutionLimits,
+    private readonly recorded?: RecordedCallTraces,
   ) {}
 
-  /** geth's `debug_traceTransaction`, as JSON text. */
+  /** geth's `debug_traceTransaction`, as JSON text: recorded while mining when it was, else replayed. */
   traceTransaction(hash: Uint8Array, options: TraceOptions, caller?: CancelSource): Promise<string> {
+    const recorded = this.recorded?.answer(hash, options);
+    if (recorded !== undefined) return Promise.resolve(recorded);
     return this.trace({ kind: "traceTransaction", hash, options }, caller) as Promise<string>;
   }
 

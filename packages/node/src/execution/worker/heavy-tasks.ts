@@ -55,7 +55,7 @@ export type HeavyTask =
     };
 
 /** The kinds of {@link HeavyTask} whose result is JSON text. */
-export const ANSWERED_AS_JSON = ["traceTransaction", "traceCall", "traceBlock", "simulate", "buildBlock"] as const;
+const ANSWERED_AS_JSON = ["traceTransaction", "traceCall", "traceBlock", "simulate", "buildBlock"] as const;
 
 /** What running heavy tasks needs; a worker thread builds its own over its store. */
 export interface HeavyTaskDeps {
