@@ -15,7 +15,9 @@ async function deployLooper(url: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  t = await startTestNode({ rpc: { maxQueueWaitMs: 100 } });
+  // A wall-clock limit far beyond the 10M-gas loops below: they end out of gas however slow or busy
+  // the machine (the limit itself is tested with a node of its own further down).
+  t = await startTestNode({ rpc: { maxQueueWaitMs: 100, evmTimeoutMs: 120_000 } });
   looper = await deployLooper(t.url);
 });
 afterAll(() => t.stop());
