@@ -229,10 +229,15 @@ async function main(): Promise<number> {
   }
 
   /** Starts a node, or records why it could not start for each scenario it was for. */
-  const start = async (target: TargetName, mode: MiningMode, forScenarios: readonly Scenario[]) => {
+  const start = async (
+    target: TargetName,
+    mode: MiningMode,
+    forScenarios: readonly Scenario[],
+    ephemeral = false,
+  ) => {
     const mining = miningLabel(target, mode);
     try {
-      const node = await startNode(target, mode);
+      const node = await startNode(target, mode, ephemeral);
       nodeCommands[`${target}/${mode}`] = node.command;
       console.log(`   ${target} (${mining}) started pid ${node.pid}: ${node.command}`);
       return node;
@@ -313,7 +318,7 @@ async function main(): Promise<number> {
     } else {
       const [scenario] = stage.scenarios as [Scenario];
       for (const target of taking) {
-        const node = await start(target, stage.mode, stage.scenarios);
+        const node = await start(target, stage.mode, stage.scenarios, scenario.ephemeral);
         if (!node) continue;
         try {
           await measure(scenario, stage.mode, new Map([[target, node]]));

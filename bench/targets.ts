@@ -186,7 +186,7 @@ async function startAnvil(mode: MiningMode): Promise<NodeHandle> {
 
 // ---- strata ----
 
-async function startStrata(mode: MiningMode): Promise<NodeHandle> {
+async function startStrata(mode: MiningMode, ephemeral: boolean): Promise<NodeHandle> {
   if (!existsSync(STRATA_CLI)) {
     throw new TargetUnavailableError(
       "strata",
@@ -194,8 +194,8 @@ async function startStrata(mode: MiningMode): Promise<NodeHandle> {
     );
   }
   const port = await allocatePort();
-  const datadir = await mkdtemp(join(tmpdir(), "strata-bench-"));
-  datadirs.add(datadir);
+  const datadir = ephemeral ? undefined : await mkdtemp(join(tmpdir(), "strata-bench-"));
+  if (datadir) datadirs.add(datadir);
   const entry = relative(REPO_ROOT, STRATA_CLI);
   const args = [
     entry.startsWith("..") ? STRATA_CLI : entry,
@@ -207,8 +207,7 @@ async function startStrata(mode: MiningMode): Promise<NodeHandle> {
     // The WebSocket scenario opens its 1,000 clients from one address.
     "--rpc.ws-max-per-ip",
     "0",
-    "--datadir",
-    datadir,
+    ...(datadir ? ["--datadir", datadir] : ["--ephemeral"]),
     "--mining",
     mode,
     // The dev price reporter writes oracle history at start; anvil has nothing like it to compete with the load.
@@ -221,6 +220,7 @@ async function startStrata(mode: MiningMode): Promise<NodeHandle> {
   const output = captureOutput(child);
   const cleanup = async () => {
     await stopChild(child);
+    if (!datadir) return;
     await rm(datadir, { recursive: true, force: true });
     datadirs.delete(datadir);
   };
@@ -278,8 +278,16 @@ function waitForReadyLine(child: ChildProcess, output: OutputTail): Promise<stri
 
 // ---- shared helpers ----
 
-export async function startNode(target: TargetName, mode: MiningMode): Promise<NodeHandle> {
-  return target === "anvil" ? startAnvil(mode) : startStrata(mode);
+/**
+ * Starts `target` in `mode`. `ephemeral`: Strata keeps its chain in memory for the run
+ * (`--ephemeral`), as anvil always does; otherwise in a datadir on disk.
+ */
+export async function startNode(
+  target: TargetName,
+  mode: MiningMode,
+  ephemeral = false,
+): Promise<NodeHandle> {
+  return target === "anvil" ? startAnvil(mode) : startStrata(mode, ephemeral);
 }
 
 function handle(

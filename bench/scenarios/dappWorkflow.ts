@@ -121,6 +121,7 @@ async function workflow(r: Recorder, artifacts: DappArtifacts, chainId: number):
  * build), a pair and a driver, approve, add liquidity, then estimate, send, wait for and read ten
  * swaps, and trace them with callTracer; three timed runs after ten untimed ones (the first of
  * which is reported too). Then anvil_mine: single blocks, and 1,000 empty blocks in one call.
+ * Strata runs with `--ephemeral` (its chain in memory, as anvil's is).
  * Reports runs per second (the Strata/anvil column is the inverse of the wall-time ratio) and the
  * per-method latency of eth_estimateGas, debug_traceTransaction and anvil_mine.
  */
@@ -129,6 +130,8 @@ export const dappWorkflow: Scenario = {
   description: "deploy/approve/swap/estimate/receipt/trace workflow with Uniswap v2, then anvil_mine",
   modes: () => ["instant"],
   node: "fresh",
+  // A test suite's chain lives for the run: anvil keeps it in memory, and so does Strata here.
+  ephemeral: true,
   async run(ctx: ScenarioContext): Promise<Measurement> {
     const artifacts = (ctx.cache.get("dapp-artifacts") as DappArtifacts | undefined) ?? dappArtifacts();
     ctx.cache.set("dapp-artifacts", artifacts);

@@ -52,6 +52,11 @@ export interface Scenario {
    */
   readonly node: "shared" | "fresh";
   /**
+   * A `fresh` node that keeps its chain in memory for the run (Strata's `--ephemeral`), as anvil
+   * keeps its own and a test suite's throwaway chain does; otherwise Strata's datadir is on disk.
+   */
+  readonly ephemeral?: boolean;
+  /**
    * True for loads that leave the node as they found it (reads): they run in several rounds that
    * alternate between the targets, so a machine that speeds up or slows down during the run weighs
    * on both alike.

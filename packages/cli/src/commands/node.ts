@@ -11,6 +11,7 @@ import {
   type StrataNode,
   ValidatorSettingsError,
 } from "@strata/node";
+import { createEphemeralDatadir } from "../ephemeral-datadir.js";
 import { durationFlag, type FlagSpec, type FlagValues, formatFlags, intFlag, parseFlags } from "../flags.js";
 import { untilSignal } from "../signals.js";
 import { UsageError } from "../usage-error.js";
@@ -94,6 +95,11 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
   mining: { type: "string", description: "instant | interval | manual (default: the network's)" },
   "block-time": { type: "string", description: "seconds between blocks in interval mode" },
   fresh: { type: "boolean", description: "wipe the datadir before starting" },
+  ephemeral: {
+    type: "boolean",
+    description:
+      "keep the chain for this run only, as anvil and Hardhat do: a new datadir in memory (/dev/shm, else the temp directory), deleted when the node stops; not with --datadir",
+  },
   "log-level": { type: "string", description: "trace | debug | info | warn | error | silent (default info)" },
   "no-reporter": { type: "boolean", description: "do not run the network's built-in price reporter (dev)" },
   "no-demo": {
@@ -359,8 +365,23 @@ export async function runNode(argv: readonly string[], out: (line: string) => vo
     out(NODE_HELP);
     return 0;
   }
-  const config = nodeConfigFromFlags(values);
+  if (values.ephemeral && values.datadir !== undefined)
+    throw new UsageError("--ephemeral makes a datadir of its own: leave out --datadir");
   const accessSettings = nodeAccessFromFlags(values);
+  const ephemeral = values.ephemeral ? createEphemeralDatadir() : undefined;
+  try {
+    return await serveNode(ephemeral ? { ...values, datadir: ephemeral.path } : values, accessSettings, out);
+  } finally {
+    ephemeral?.remove();
+  }
+}
+
+async function serveNode(
+  values: FlagValues,
+  accessSettings: ReturnType<typeof nodeAccessFromFlags>,
+  out: (line: string) => void,
+): Promise<number> {
+  const config = nodeConfigFromFlags(values);
   if (values.fresh && config.datadir) rmSync(config.datadir, { recursive: true, force: true });
   const logger = createLogger(config.logLevel);
   const keyFile = values["validator-key"] as string | undefined;

@@ -193,3 +193,51 @@ describe("execution workers' caches past small bounds", () => {
     expect(sizes.get("worker_receipts_stored_bytes")?.bound).toBe(bounds.store.receiptBytes);
   });
 });
+
+describe("a new head's preparation", () => {
+  let pool: CallWorkerPool;
+
+  beforeAll(async () => {
+    const { config } = t.node;
+    pool = new CallWorkerPool(
+      {
+        chaindata: join(datadir, "chaindata"),
+        network: config.network,
+        gasCap: config.rpc.gasCap,
+        maxQueueWaitMs: config.rpc.maxQueueWaitMs,
+        evmTimeoutMs: config.rpc.evmTimeoutMs,
+        traceLimits: DEFAULT_TRACE_LIMITS,
+      },
+      2,
+    );
+    await pool.ready();
+  });
+
+  afterAll(async () => {
+    await pool?.close();
+  });
+
+  it("falls to the one worker the next job goes to: the other decodes nothing", async () => {
+    // A block neither worker of this pool has read.
+    await rpc(t.url, "anvil_mine", ["0x1"]);
+    const head = t.node.chain.head;
+    const parent = t.node.chain.blockByHash(head.header.parentHash)!;
+    const decoded = async () => (await poolCaches(pool)).get("worker_blocks")!.size;
+    const before = await decoded();
+    pool.recordStateStep({
+      blockHash: head.hash(),
+      parentRoot: parent.header.stateRoot,
+      root: head.header.stateRoot,
+      changed: [],
+    });
+    let after = before;
+    for (let i = 0; i < 100 && after === before; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      after = await decoded();
+    }
+    expect(after).toBe(before + 1);
+    // Given time, the other worker has still not decoded it.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await decoded()).toBe(before + 1);
+  });
+});

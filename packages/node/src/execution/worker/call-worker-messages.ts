@@ -108,6 +108,11 @@ export type CallWorkerAnswer =
  */
 export interface CallWorkerStateStep {
   readonly step: StateStep;
+  /**
+   * Open that state at once, ahead of the first job at the block: told only to the worker the next
+   * job goes to, so the others spend nothing on a block they may never be asked about.
+   */
+  readonly prepare: boolean;
 }
 
 /** A worker's first message, once it can take jobs. */

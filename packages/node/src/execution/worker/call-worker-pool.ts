@@ -154,9 +154,11 @@ export class CallWorkerPool implements CallOffload {
   private postSteps(): void {
     const steps = this.steps.slice(-STEPS_KEPT);
     this.steps = [];
+    const next = this.pick();
     for (const step of steps) {
       for (const slot of this.slots) {
-        if (!slot.gone) slot.worker.postMessage({ step } satisfies CallWorkerStateStep);
+        if (!slot.gone)
+          slot.worker.postMessage({ step, prepare: slot === next } satisfies CallWorkerStateStep);
       }
     }
   }

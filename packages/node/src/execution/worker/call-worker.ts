@@ -153,9 +153,11 @@ export async function serveExecutionJobs(
     if (typeof job === "object" && "step" in job) {
       warm.record(job.step);
       if (job.step.activeSet) consensus?.rememberActiveSetAfter(job.step.root, job.step.activeSet);
-      // While the client that sent the block's transaction reads the answer and asks again, this
-      // thread decodes the new head and opens the state after it: the first call, estimate or
-      // trace at the head then finds them ready. Only the newest of a run of blocks is prepared.
+      // While the client that sent the block's transaction reads the answer and asks again, the
+      // worker the next job goes to decodes the new head and opens the state after it: the first
+      // call, estimate or trace at the head then finds them ready. Only the newest of a run of
+      // blocks is prepared.
+      if (!job.prepare) return;
       if (!announced) setImmediate(prepareForHead);
       announced = job.step;
       return;
