@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { NODE_FLAGS, nodeConfigFromFlags } from "./commands/node.js";
 import { createEphemeralDatadir, ephemeralBase } from "./ephemeral-datadir.js";
+import { parseFlags } from "./flags.js";
 
 const BIN = fileURLToPath(new URL("../bin/strata.js", import.meta.url));
 
@@ -42,6 +44,12 @@ describe("ephemeral datadirs", () => {
 });
 
 describe("strata node --ephemeral", () => {
+  it("marks the node's store as lasting one run (never flushed, committed synchronously)", () => {
+    const config = (argv: string[]) => nodeConfigFromFlags(parseFlags(argv, NODE_FLAGS, { env: {} }));
+    expect(config(["--datadir", "/tmp/unused"]).ephemeral).toBe(false);
+    expect(config(["--ephemeral", "--datadir", "/tmp/unused"]).ephemeral).toBe(true);
+  });
+
   it("serves a chain from a datadir in memory and deletes it when stopped", async () => {
     const child = spawn(
       process.execPath,

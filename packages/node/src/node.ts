@@ -126,6 +126,7 @@ export async function createNode(
   const { kv, common, trieDb, states, store, chain, chainView } = await openChain(
     config.network,
     config.datadir,
+    { ephemeral: config.ephemeral },
   );
   const edits = new DevStateEdits();
   // Dev chains record the call traces of what they mine, as anvil does: traces of them need no replay.

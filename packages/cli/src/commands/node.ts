@@ -201,6 +201,7 @@ export function nodeConfigFromFlags(values: FlagValues) {
           ? { network: datadirNetwork(datadir) }
           : {}),
       ...(datadir === undefined ? {} : { datadir }),
+      ...(values.ephemeral ? { ephemeral: true } : {}),
       rpc: {
         ...(values["rpc.addr"] === undefined ? {} : { addr: values["rpc.addr"] as string }),
         port: intFlag(values, "rpc.port", 8545, 0, 65535),

@@ -24,6 +24,7 @@ const privateKeyHex = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-pre
 export const NodeConfigSchema = z.object({
   network: z.object({ name: text, chainId: integer(1) }, { error: "expected a network" }).loose(),
   datadir: text.nullable(),
+  ephemeral: z.boolean(),
   rpc: z.object({
     addr: text,
     port,

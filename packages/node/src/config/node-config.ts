@@ -12,6 +12,11 @@ export interface NodeConfig {
   readonly network: NetworkFile;
   /** Directory of the persistent store; `null` keeps the chain in memory (tests). */
   readonly datadir: string | null;
+  /**
+   * The datadir lasts one run (`strata node --ephemeral`, in memory): its store is never flushed to
+   * disk, and each commit runs on the thread that makes it.
+   */
+  readonly ephemeral: boolean;
   readonly rpc: {
     readonly addr: string;
     readonly port: number;
@@ -176,6 +181,7 @@ export interface NodeConfigOverrides {
   /** A built-in network's name, a network file's path, or the network itself (default dev). */
   network?: string | NetworkFile;
   datadir?: string | null;
+  ephemeral?: boolean;
   rpc?: Partial<NodeConfig["rpc"]>;
   mining?: Partial<NodeConfig["mining"]>;
   txpool?: Partial<NodeConfig["txpool"]>;
@@ -199,6 +205,7 @@ export function createNodeConfig(overrides: NodeConfigOverrides = {}): NodeConfi
   const config: NodeConfig = {
     network,
     datadir: overrides.datadir === undefined ? `.strata/${network.name}` : overrides.datadir,
+    ephemeral: overrides.ephemeral ?? false,
     rpc: {
       addr: DEFAULTS.rpcAddr,
       port: DEFAULTS.rpcPort,

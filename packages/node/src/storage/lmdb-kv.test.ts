@@ -42,4 +42,34 @@ describe("LmdbKV.commit", () => {
       await reopened.close();
     }
   });
+
+  it("ephemeral: commits on the calling thread, visible as soon as commit returns, and atomic", async () => {
+    const path = join(dir, "ephemeral");
+    const kv = new LmdbKV(path, { ephemeral: true });
+    try {
+      // Not awaited: the transaction has already been made when commit returns its promise.
+      const committed = kv.commit([
+        { bucket: "meta", key: Uint8Array.of(1), value: Uint8Array.of(7) },
+        { bucket: "blocks", key: Uint8Array.of(2), value: Uint8Array.of(8) },
+      ]);
+      expect([...kv.get("meta", Uint8Array.of(1))!]).toEqual([7]);
+      expect([...kv.get("blocks", Uint8Array.of(2))!]).toEqual([8]);
+      await committed;
+      // A commit that fails part-way leaves nothing of itself.
+      const failing = [
+        { bucket: "meta", key: Uint8Array.of(3), value: Uint8Array.of(9) },
+        { bucket: "nowhere", key: Uint8Array.of(4), value: Uint8Array.of(9) },
+      ] as unknown as Parameters<LmdbKV["commit"]>[0];
+      await expect(kv.commit(failing)).rejects.toThrow();
+      expect(kv.get("meta", Uint8Array.of(3))).toBeUndefined();
+    } finally {
+      await kv.close();
+    }
+    const reopened = new LmdbKV(path);
+    try {
+      expect([...reopened.get("meta", Uint8Array.of(1))!]).toEqual([7]);
+    } finally {
+      await reopened.close();
+    }
+  });
 });

@@ -14,15 +14,24 @@ import { BUCKETS, type Bucket, type KVStore, type WriteOp } from "./kv.js";
  * receipts) after it is durable. One flush per commit, and the chain commits once per block.
  * `durableCommits: false` (chain import, which announces nothing and can be rerun) resolves a commit
  * once it is visible; `close` still waits for the last flush.
+ *
+ * `ephemeral` (a datadir in memory that lasts one run) never flushes, and commits on the calling
+ * thread: a transaction in memory takes less time than handing it to LMDB's write thread and back
+ * (about 1 ms against 2 ms for a one-swap block's commit).
  */
 export class LmdbKV implements KVStore {
   private readonly root: RootDatabase<Uint8Array, Uint8Array>;
   private readonly dbs: Map<Bucket, Database<Uint8Array, Uint8Array>>;
 
   private readonly durableCommits: boolean;
+  private readonly ephemeral: boolean;
 
-  constructor(path: string, options: { readonly durableCommits?: boolean } = {}) {
+  constructor(
+    path: string,
+    options: { readonly durableCommits?: boolean; readonly ephemeral?: boolean } = {},
+  ) {
     this.durableCommits = options.durableCommits ?? true;
+    this.ephemeral = options.ephemeral ?? false;
     mkdirSync(path, { recursive: true });
     this.root = open<Uint8Array, Uint8Array>({
       path,
@@ -31,6 +40,7 @@ export class LmdbKV implements KVStore {
       compression: false,
       mapSize: 2 ** 36,
       maxDbs: BUCKETS.length + 4,
+      noSync: this.ephemeral,
     });
     this.dbs = new Map(
       BUCKETS.map((name) => [
@@ -49,14 +59,20 @@ export class LmdbKV implements KVStore {
   }
 
   async commit(ops: readonly WriteOp[]): Promise<void> {
-    await this.root.transaction(() => {
-      for (const op of ops) {
-        const db = this.dbs.get(op.bucket)!;
-        if (op.value === null) db.remove(op.key);
-        else db.put(op.key, op.value);
-      }
-    });
+    if (this.ephemeral) {
+      this.root.transactionSync(() => this.write(ops));
+      return;
+    }
+    await this.root.transaction(() => this.write(ops));
     if (this.durableCommits) await this.root.flushed;
+  }
+
+  private write(ops: readonly WriteOp[]): void {
+    for (const op of ops) {
+      const db = this.dbs.get(op.bucket)!;
+      if (op.value === null) db.remove(op.key);
+      else db.put(op.key, op.value);
+    }
   }
 
   /**

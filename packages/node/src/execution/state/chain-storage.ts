@@ -33,6 +33,11 @@ export interface ChainStorageOptions {
    * which announces nothing and can be rerun after a crash).
    */
   readonly durableCommits?: boolean;
+  /**
+   * A store that lasts one run (in memory): never flushed, and each commit made synchronously on the
+   * calling thread (see {@link LmdbKV}).
+   */
+  readonly ephemeral?: boolean;
   /** The caches' bounds, when not the node's. */
   readonly cacheBounds?: StorageCacheBounds;
 }
