@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Block } from "@ethereumjs/block";
 import { bytesToHex } from "@ethereumjs/util";
 import { ForecastThread } from "@strata/predictor";
@@ -205,12 +206,13 @@ export async function createNode(
     // Of blocks committed together (a reorg's branch, a dev mining run) only the last, the head, is
     // voted for here: only the head's child can still carry an attestation, and the producer signed
     // its own blocks' votes as it built each one's child. Nothing is voted for while the node catches
-    // up with its peers (votes for old blocks help nobody).
+    // up with its peers (votes for old blocks help nobody). The signing waits for the next turn of
+    // the event loop, after the answers the block completes (its transaction's sender waits for one).
     chain.events.on("newHead", ({ block }) => {
       const votes = block === chain.head && network?.readyToPropose() !== false;
       void finality
         .onImportedHeader(block.header)
-        .then(() => (votes ? finality.signLocalVotes(block.header) : undefined))
+        .then(() => (votes ? nextTurn().then(() => finality.signLocalVotes(block.header)) : undefined))
         .catch((error: unknown) => logger.warn({ err: error }, "finality vote failed"));
     });
   }
