@@ -56,6 +56,25 @@ async function workerCalls(): Promise<number> {
   return Number(/^strata_call_worker_calls_total (\S+)$/m.exec(text)?.[1]);
 }
 
+/** A pool of `workers` of its own over the test node's store, started. */
+async function startPool(workers: number, cacheBounds?: StorageCacheBounds): Promise<CallWorkerPool> {
+  const { config } = t.node;
+  const pool = new CallWorkerPool(
+    {
+      chaindata: join(datadir, "chaindata"),
+      network: config.network,
+      gasCap: config.rpc.gasCap,
+      maxQueueWaitMs: config.rpc.maxQueueWaitMs,
+      evmTimeoutMs: config.rpc.evmTimeoutMs,
+      traceLimits: DEFAULT_TRACE_LIMITS,
+      ...(cacheBounds ? { cacheBounds } : {}),
+    },
+    workers,
+  );
+  await pool.ready();
+  return pool;
+}
+
 describe("execution workers' caches in /metrics", () => {
   it("has a worker decode a new head (and open the state after it) before any job names it, knowing its active set", async () => {
     const blocks = async () => (await caches()).get("worker_blocks")?.size;
@@ -143,20 +162,7 @@ describe("execution workers' caches past small bounds", () => {
   beforeAll(async () => {
     const head = Number(t.node.chain.head.header.number);
     if (head < 30) await rpc(t.url, "anvil_mine", [`0x${(30 - head).toString(16)}`]);
-    const { config } = t.node;
-    pool = new CallWorkerPool(
-      {
-        chaindata: join(datadir, "chaindata"),
-        network: config.network,
-        gasCap: config.rpc.gasCap,
-        maxQueueWaitMs: config.rpc.maxQueueWaitMs,
-        evmTimeoutMs: config.rpc.evmTimeoutMs,
-        traceLimits: DEFAULT_TRACE_LIMITS,
-        cacheBounds: bounds,
-      },
-      1,
-    );
-    await pool.ready();
+    pool = await startPool(1, bounds);
   });
 
   afterAll(async () => {
@@ -198,19 +204,7 @@ describe("a new head's preparation", () => {
   let pool: CallWorkerPool;
 
   beforeAll(async () => {
-    const { config } = t.node;
-    pool = new CallWorkerPool(
-      {
-        chaindata: join(datadir, "chaindata"),
-        network: config.network,
-        gasCap: config.rpc.gasCap,
-        maxQueueWaitMs: config.rpc.maxQueueWaitMs,
-        evmTimeoutMs: config.rpc.evmTimeoutMs,
-        traceLimits: DEFAULT_TRACE_LIMITS,
-      },
-      2,
-    );
-    await pool.ready();
+    pool = await startPool(2);
   });
 
   afterAll(async () => {
