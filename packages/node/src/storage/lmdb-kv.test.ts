@@ -7,6 +7,17 @@ import { LmdbKV } from "./lmdb-kv.js";
 const dir = mkdtempSync(join(tmpdir(), "strata-lmdb-kv-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The bytes of `meta`/`key` in the store at `path`, opened anew (what a restarted node would read). */
+async function storedAfterReopening(path: string, key: Uint8Array): Promise<number[] | undefined> {
+  const reopened = new LmdbKV(path);
+  try {
+    const value = reopened.get("meta", key);
+    return value && [...value];
+  } finally {
+    await reopened.close();
+  }
+}
+
 describe("LmdbKV.commit", () => {
   it("resolves only after LMDB has flushed the transaction to disk, not when it became visible", async () => {
     const kv = new LmdbKV(join(dir, "chaindata"));
@@ -35,12 +46,7 @@ describe("LmdbKV.commit", () => {
     for (let i = 0; i < 20; i++)
       await kv.commit([{ bucket: "meta", key: Uint8Array.of(i), value: Uint8Array.of(i) }]);
     await kv.close();
-    const reopened = new LmdbKV(path);
-    try {
-      expect([...reopened.get("meta", Uint8Array.of(19))!]).toEqual([19]);
-    } finally {
-      await reopened.close();
-    }
+    expect(await storedAfterReopening(path, Uint8Array.of(19))).toEqual([19]);
   });
 
   it("ephemeral: commits on the calling thread, visible as soon as commit returns, and atomic", async () => {
@@ -65,11 +71,6 @@ describe("LmdbKV.commit", () => {
     } finally {
       await kv.close();
     }
-    const reopened = new LmdbKV(path);
-    try {
-      expect([...reopened.get("meta", Uint8Array.of(1))!]).toEqual([7]);
-    } finally {
-      await reopened.close();
-    }
+    expect(await storedAfterReopening(path, Uint8Array.of(1))).toEqual([7]);
   });
 });
