@@ -213,6 +213,30 @@ describe("patched @ethereumjs internals", () => {
     expect(() => bigIntToBytes(-1n)).toThrow();
   });
 
+  it("read bytes of any width as a big-endian integer, and write wide integers back, as the hex path does", () => {
+    // A fixed pseudo-random sequence: every width from 0 to 70 bytes, with all-zero and all-0xff words.
+    let seed = 0x2545f491;
+    const nextByte = () => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      return seed >>> 24;
+    };
+    for (let width = 0; width <= 70; width++) {
+      for (const fill of ["random", "zero", "max"] as const) {
+        const bytes = Uint8Array.from({ length: width }, () =>
+          fill === "random" ? nextByte() : fill === "zero" ? 0 : 0xff,
+        );
+        const hex = Buffer.from(bytes).toString("hex");
+        const value = width === 0 ? 0n : BigInt(`0x${hex}`);
+        expect(bytesToBigInt(bytes), `${width} bytes ${fill}`).toBe(value);
+        const minimal = hex.replace(/^(00)+/, "");
+        expect(Buffer.from(bigIntToBytes(value)).toString("hex"), `${width} bytes ${fill} back`).toBe(
+          minimal === "" ? "00" : minimal,
+        );
+      }
+    }
+    expect(() => bigIntToBytes(-(2n ** 80n))).toThrow();
+  });
+
   it("copy bytes into a new plain Uint8Array, from a Buffer too", () => {
     const buffer = Buffer.from([1, 2, 3]);
     const copy = toBytes(buffer);

@@ -77,4 +77,34 @@ describe("selectSteps", () => {
     stop();
     expect(heard).toEqual([]);
   });
+
+  it("keeps each EVM's own selection while their runs interleave, and forgets a stopped one", async () => {
+    const first = await vm();
+    const second = await vm();
+    const heard: string[] = [];
+    const stopFirst = await selectSteps(first.evm, flags(LOG0), (step) => {
+      heard.push(`first ${step.opcode.name}`);
+    });
+    const stopSecond = await selectSteps(second.evm, flags(SSTORE), (step) => {
+      heard.push(`second ${step.opcode.name}`);
+    });
+    await Promise.all([run(first), run(second), run(first)]);
+    expect(heard.sort()).toEqual(["first LOG0", "first LOG0", "second SSTORE"]);
+
+    heard.length = 0;
+    stopFirst();
+    await Promise.all([run(first), run(second)]);
+    expect(heard).toEqual(["second SSTORE"]);
+
+    heard.length = 0;
+    const stopAgain = await selectSteps(first.evm, flags(SSTORE), (step) => {
+      heard.push(`first again ${step.opcode.name}`);
+    });
+    await run(first);
+    await run(second);
+    stopAgain();
+    stopSecond();
+    await Promise.all([run(first), run(second)]);
+    expect(heard).toEqual(["first again SSTORE", "second SSTORE"]);
+  });
 });

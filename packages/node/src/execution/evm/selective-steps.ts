@@ -21,6 +21,12 @@ interface Selection {
 const selections = new WeakMap<object, Selection>();
 /** EVMs under selective stepping on this thread: while none is, steps pay one comparison. */
 let selecting = 0;
+/**
+ * The EVM whose selection the last step looked up, and that selection (undefined: none): every
+ * step of a run is of one EVM, so a step looks in {@link selections} only when the EVM changes.
+ */
+let lastEvm: object | undefined;
+let lastSelection: Selection | undefined;
 let installed: Promise<void> | undefined;
 
 /**
@@ -40,8 +46,10 @@ export async function selectSteps(
   const events = evm.events;
   if (!events) throw new Error("the EVM has no event emitter");
   selections.set(evm, { opcodes, listener, events });
+  lastEvm = undefined;
   selecting++;
   return () => {
+    lastEvm = undefined;
     if (selections.delete(evm)) selecting--;
   };
 }
@@ -52,7 +60,11 @@ async function install(): Promise<void> {
     (runStep) =>
       function (this: Stepping, opcode: unknown): Promise<void> | undefined {
         if (selecting === 0) return runStep.call(this, opcode);
-        const selection = selections.get(this._evm);
+        if (this._evm !== lastEvm) {
+          lastEvm = this._evm;
+          lastSelection = selections.get(lastEvm);
+        }
+        const selection = lastSelection;
         if (!selection || selection.opcodes[this._runState.opCode] === 0) return runStep.call(this, opcode);
         // Listening only until this opcode's event: a call's sub-frames run inside its step.
         const { events, listener } = selection;
