@@ -196,3 +196,41 @@ describe.each(placements)("the pending block, $name", ({ persistent }) => {
     }
   });
 });
+
+describe("after a new head", () => {
+  /** `strata_cache_size` of the workers' header-only pending blocks (one each at most). */
+  async function workerHeaderBlocks(t: TestNode): Promise<number> {
+    const text = await (await fetch(`${t.url}/metrics`)).text();
+    const line = text
+      .split("\n")
+      .find((l) => l.startsWith('strata_cache_size{cache="worker_pending_header_blocks"'));
+    return Number(line?.split(" ")[1] ?? Number.NaN);
+  }
+
+  it("has an execution worker make the empty pending block before any call at pending asks for it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "strata-pending-ready-"));
+    const t = await startTestNode({ mining: { mode: "manual" }, datadir: dir, rpc: { callWorkers: 2 } });
+    try {
+      // The workers have started (and made no pending block: no call named `pending` yet).
+      for (let attempt = 0; attempt < 30; attempt++) {
+        if (!(await rpc(t.url, "eth_call", [{ data: "0x" }, "latest"])).error) break;
+      }
+      expect(await workerHeaderBlocks(t)).toBe(0);
+      await rpc(t.url, "evm_mine", []);
+      let made = 0;
+      for (let i = 0; i < 100 && made === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        made = await workerHeaderBlocks(t);
+      }
+      expect(made).toBe(1);
+      // The block made ahead is the one calls at pending run in: the next number.
+      const head = BigInt((await rpc(t.url, "eth_blockNumber", [])).result as string);
+      const number = (await rpc(t.url, "eth_call", [{ data: "0x4360005260206000f3" }, "pending"])).result;
+      expect(BigInt(number as string)).toBe(head + 1n);
+      expect(await workerHeaderBlocks(t)).toBe(1);
+    } finally {
+      await t.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

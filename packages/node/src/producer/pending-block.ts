@@ -33,6 +33,8 @@ export type PendingTask =
 export interface PendingOffload {
   hasWorkers(): boolean;
   run(task: PendingTask, limit: RunLimit): Promise<unknown>;
+  /** Has the worker the next job goes to make the header-only pending block of `context` ahead of calls in it. */
+  preparePending(context: PendingContext): void;
 }
 
 /** Where the pending block's parts come from. */
@@ -81,11 +83,14 @@ export class PendingBlocks {
   private context: PendingContext | undefined;
   private build: { key: string; result: Promise<PendingBuild> } | undefined;
   private lastBuilt: PendingBuild | undefined;
+  /** A new head's header-only pending block is to be made once the turn that committed it is over. */
+  private preparing = false;
 
   constructor(private readonly sources: PendingBlockSources) {
     sources.chain.events.on("pendingTransaction", () => {
       this.poolVersion++;
     });
+    sources.chain.events.on("newHead", () => this.prepareSoon());
   }
 
   /** True when the pending block changes nothing in the head's state (no executable transaction, no edit). */
@@ -182,6 +187,28 @@ export class PendingBlocks {
     if (block === this.header?.block) return this.sources.chain.headState();
     if (block === this.lastBuilt?.block) return this.lastBuilt.state;
     return undefined;
+  }
+
+  /**
+   * Once the turn that committed a new head is over (the sender of its transaction has its answer),
+   * makes the header-only pending block calls at `pending` will run in, when the pool holds nothing
+   * executable and no edit waits, and has the execution worker the next job goes to make it too: a
+   * dApp estimates its next transaction right after a block, and finds both ready. Heads committed
+   * in one turn are prepared for once.
+   */
+  private prepareSoon(): void {
+    if (this.preparing) return;
+    this.preparing = true;
+    setImmediate(() => {
+      this.preparing = false;
+      try {
+        if (!this.isEmpty) return;
+        const context = this.contexts.get(this.headerBlock())?.context;
+        if (context && this.onWorkers()) this.sources.offload!.preparePending(context);
+      } catch {
+        // Only a head start: the first call at `pending` makes the block, and reports what fails.
+      }
+    });
   }
 
   private onWorkers(): boolean {

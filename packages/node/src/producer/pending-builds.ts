@@ -56,11 +56,21 @@ export class PendingBuilds {
     );
   }
 
-  /** The scratch trie-node cache and the state carried between builds, as `pending_*`, for the metrics. */
+  /**
+   * The scratch trie-node cache, the state carried between builds and the header-only block kept,
+   * as `pending_*`, for the metrics.
+   */
   boundedStructures(): BoundedStructure[] {
+    const headerBlocks: BoundedStructure = {
+      name: "header_blocks",
+      unit: "entries",
+      bound: 1,
+      size: () => (this.header ? 1 : 0),
+    };
     return prefixed("pending_", [
       ...this.scratchTrieDb.boundedStructures(),
       ...this.executor.boundedStructures(),
+      headerBlocks,
     ]);
   }
 

@@ -181,6 +181,20 @@ export class CallExecutor {
     return { ok: result.returnValue };
   }
 
+  /**
+   * Readies what runs at `block` need before the first of them comes: its rules, the VM over its
+   * state, and its context for calls that name no fee (queued behind the runs before it).
+   */
+  prepare(block: Block): Promise<void> {
+    const job = this.lock.then(async () => {
+      const rules = this.rulesOf(block);
+      await this.vmAt(block, rules);
+      executionBlock(block, {}, rules);
+    });
+    this.lock = job.catch(() => {});
+    return job;
+  }
+
   /** Finds the smallest gas limit (within 1.5 %) with which `request` succeeds, by binary search as geth does. */
   async estimateGas(request: CallRequest, block: Block, caller?: CancelSource): Promise<bigint> {
     const limit = callerLimit(this.timeoutMs, caller);

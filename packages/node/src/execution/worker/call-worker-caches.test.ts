@@ -234,4 +234,27 @@ describe("a new head's preparation", () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await decoded()).toBe(before + 1);
   });
+
+  it("has that worker alone make the head's header-only pending block before any call asks for it", async () => {
+    const headerBlocks = async () => (await poolCaches(pool)).get("worker_pending_header_blocks")!;
+    expect(await headerBlocks()).toEqual({ size: 0, bound: 2 });
+    const head = t.node.chain.head;
+    pool.preparePending({
+      key: "next-header",
+      parentHash: head.hash(),
+      timestamp: head.header.timestamp + 1n,
+      coinbase: new Uint8Array(20),
+      transactions: [],
+      edits: [],
+      proposers: undefined,
+    });
+    let made = 0;
+    for (let i = 0; i < 100 && made === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      made = (await headerBlocks()).size;
+    }
+    expect(made).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await headerBlocks()).size).toBe(1);
+  });
 });

@@ -115,6 +115,15 @@ export interface CallWorkerStateStep {
   readonly prepare: boolean;
 }
 
+/**
+ * The header-only pending block of a new head (the pool holds nothing executable), told to the worker
+ * the next job goes to: it makes that block and readies its call executor for it, ahead of the
+ * first call or estimate at `pending` (a dApp estimates its next transaction right after a block).
+ */
+export interface CallWorkerPendingHint {
+  readonly prepareCall: PendingContext;
+}
+
 /** A worker's first message, once it can take jobs. */
 export interface CallWorkerReady {
   readonly ready: true;

@@ -13,6 +13,7 @@ import {
   type CallWorkerAnswer,
   type CallWorkerData,
   type CallWorkerJob,
+  type CallWorkerPendingHint,
   type CallWorkerReady,
   type CallWorkerSettings,
   type CallWorkerSizes,
@@ -161,6 +162,16 @@ export class CallWorkerPool implements CallOffload {
           slot.worker.postMessage({ step, prepare: slot === next } satisfies CallWorkerStateStep);
       }
     }
+  }
+
+  /**
+   * Tells the worker the next job goes to about the header-only pending block of a new head (see
+   * {@link CallWorkerPendingHint}), after the steps not posted yet.
+   */
+  preparePending(context: PendingContext): void {
+    if (this.closed) return;
+    this.postSteps();
+    this.pick()?.worker.postMessage({ prepareCall: context } satisfies CallWorkerPendingHint);
   }
 
   /** Whether jobs can be posted (workers running or starting); false once all have gone or the pool closed. */

@@ -22,6 +22,7 @@ import {
 } from "../../errors/domain-errors.js";
 import { type BoundedStructure, sizesNow } from "../../metrics/bounded-structure.js";
 import { PendingBuilds } from "../../producer/pending-builds.js";
+import type { PendingContext } from "../../producer/pending-execution.js";
 import type { ChainStore } from "../../storage/chain-store.js";
 import { CallExecutor } from "../call/call-executor.js";
 import { enforceRunLimits, type RunLimit, runLimit } from "../evm/run-limits.js";
@@ -34,6 +35,7 @@ import {
   type CallWorkerAnswer,
   type CallWorkerData,
   type CallWorkerJob,
+  type CallWorkerPendingHint,
   type CallWorkerSizes,
   type CallWorkerStateStep,
   isCancelled,
@@ -63,6 +65,14 @@ export interface ReplayConsensus {
 
 /** Makes how the blocks of `network` are replayed when traced (nothing without consensus). */
 export type ReplayConsensusOf = (network: NetworkFile) => ReplayConsensus | undefined;
+
+/** What arrives on a worker's port: jobs, news of the chain, and requests from the pool. */
+type WorkerMessage =
+  | CallWorkerJob
+  | CallWorkerStateStep
+  | CallWorkerPendingHint
+  | "close"
+  | typeof SIZES_REQUEST;
 
 /** Serves execution jobs arriving on `port` until told to close. */
 export async function serveExecutionJobs(
@@ -149,7 +159,24 @@ export async function serveExecutionJobs(
       }
     });
   };
-  port.on("message", (job: CallWorkerJob | CallWorkerStateStep | "close" | typeof SIZES_REQUEST) => {
+  // The pending block of a new head, announced for the next calls: made, and the executor readied
+  // for it, in turn (as the head above, a head start only).
+  const prepareCalls = (context: PendingContext): void => {
+    if (closing) return;
+    turn = turn.then(async () => {
+      try {
+        storage.refresh();
+        await executor.prepare(await pending.callBlock(context));
+      } catch {
+        // The first call at the block makes it again, and reports what fails.
+      }
+    });
+  };
+  port.on("message", (job: WorkerMessage) => {
+    if (typeof job === "object" && "prepareCall" in job) {
+      prepareCalls(job.prepareCall);
+      return;
+    }
     if (typeof job === "object" && "step" in job) {
       warm.record(job.step);
       if (job.step.activeSet) consensus?.rememberActiveSetAfter(job.step.root, job.step.activeSet);
