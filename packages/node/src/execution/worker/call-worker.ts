@@ -148,12 +148,12 @@ export async function serveExecutionJobs(
     const step = announced;
     announced = undefined;
     if (!step || closing) return;
-    turn = turn.then(() => {
+    turn = turn.then(async () => {
       try {
         // The block's commit is visible by now: the chain announces a block once it is stored.
         storage.refresh();
         const block = store.blockByHash(step.blockHash);
-        if (block) stateAt(block);
+        if (block) await executor.prepare(block);
       } catch {
         // Only a head start: the first job at the block does the same, and reports what fails.
       }
@@ -181,9 +181,9 @@ export async function serveExecutionJobs(
       warm.record(job.step);
       if (job.step.activeSet) consensus?.rememberActiveSetAfter(job.step.root, job.step.activeSet);
       // While the client that sent the block's transaction reads the answer and asks again, the
-      // worker the next job goes to decodes the new head and opens the state after it: the first
-      // call, estimate or trace at the head then finds them ready. Only the newest of a run of
-      // blocks is prepared.
+      // worker the next job goes to decodes the new head, opens the state after it and readies its
+      // call executor for the block: the first call, estimate or trace at the head then finds them
+      // ready. Only the newest of a run of blocks is prepared.
       if (!job.prepare) return;
       if (!announced) setImmediate(prepareForHead);
       announced = job.step;
