@@ -72,7 +72,8 @@ export interface PendingBlockSources {
  */
 export class PendingBlocks {
   private poolVersion = 0;
-  private header: { key: string; block: Block } | undefined;
+  /** The header-only block of the head and timestamp it was made for. */
+  private header: { head: Block; timestamp: bigint; block: Block } | undefined;
   /** The header-only stand-in of a non-empty pending block whose execution a worker does. */
   private offloaded: { context: PendingContext; block: Block } | undefined;
   /**
@@ -203,7 +204,10 @@ export class PendingBlocks {
       this.preparing = false;
       try {
         if (!this.isEmpty) return;
-        const context = this.contexts.get(this.headerBlock())?.context;
+        const block = this.headerBlock();
+        // Jobs name the block by its hash, worked out once per header.
+        block.hash();
+        const context = this.contexts.get(block)?.context;
         if (context && this.onWorkers()) this.sources.offload!.preparePending(context);
       } catch {
         // Only a head start: the first call at `pending` makes the block, and reports what fails.
@@ -222,9 +226,10 @@ export class PendingBlocks {
   /** The next block's header over the head's state, for calls when the pending block holds nothing. */
   private headerBlock(): Block {
     const { chain, producer, coinbase } = this.sources;
+    const head = chain.head;
     const timestamp = producer.pendingTimestamp();
-    const key = `${bytesToHex(chain.head.hash())}:${timestamp}`;
-    if (this.header?.key === key) return this.header.block;
+    if (this.header?.head === head && this.header.timestamp === timestamp) return this.header.block;
+    const key = `${bytesToHex(head.hash())}:${timestamp}`;
     const block = this.nextHeader();
     // What a worker needs for calls in it: the parent and the header fields, nothing to execute.
     const context: PendingContext = {
@@ -237,7 +242,7 @@ export class PendingBlocks {
       proposers: this.proposers(),
     };
     this.contexts.set(block, { context, standIn: false });
-    this.header = { key, block };
+    this.header = { head, timestamp, block };
     return block;
   }
 

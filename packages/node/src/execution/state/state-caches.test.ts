@@ -1,8 +1,8 @@
 import { MerklePatriciaTrie } from "@ethereumjs/mpt";
-import { MerkleStateManager } from "@ethereumjs/statemanager";
+import { CacheType, MerkleStateManager } from "@ethereumjs/statemanager";
 import { Account, type Address, bytesToHex, createAddressFromString, hexToBytes } from "@ethereumjs/util";
 import { describe, expect, it } from "vitest";
-import { DecodedAccountStateManager } from "./decoded-account-cache.js";
+import { DecodedAccountCache, DecodedAccountStateManager } from "./decoded-account-cache.js";
 import { cachedEntryCount, createStateCaches } from "./state-caches.js";
 
 const addresses: Address[] = Array.from({ length: 12 }, (_, i) =>
@@ -169,6 +169,22 @@ describe("decoded account caches", () => {
     expect(await state.getAccount(address)).toBeUndefined();
     await state.revert();
     expect((await state.getAccount(address))?.nonce).toBe(0n);
+  });
+});
+
+describe("createStateCaches", () => {
+  it("makes one account cache, the decoded one, with settings that say what it is (copies get one too)", () => {
+    for (const [kind, type, size] of [
+      ["lru", CacheType.LRU, 2_000],
+      ["map", CacheType.ORDERED_MAP, 1],
+    ] as const) {
+      const caches = createStateCaches(kind);
+      expect(caches.account, kind).toBeInstanceOf(DecodedAccountCache);
+      expect(caches.settings.account, kind).toEqual({ type, size });
+      expect(caches.shallowCopy(false)?.account, kind).toBeDefined();
+      expect(caches.storage, kind).toBeDefined();
+      expect(caches.code, kind).toBeDefined();
+    }
   });
 });
 

@@ -60,6 +60,20 @@ export function cachedEntryCount(state: object): number {
   return count;
 }
 
+/** Caches made without an account cache: {@link withDecodedAccounts} puts in the decoded one. */
+const NONE = { size: 0 };
+
+/**
+ * `caches` with a {@link DecodedAccountCache} of `settings` as their account cache, and settings that
+ * say so (a shallow copy of the caches then has an account cache of the same kind and size). The
+ * caches are made without an account cache of their own: an LRU one preallocates its capacity.
+ */
+function withDecodedAccounts(caches: Caches, settings: { type: CacheType; size: number }): Caches {
+  caches.account = new DecodedAccountCache(settings);
+  caches.settings.account = settings;
+  return caches;
+}
+
 /** Entries per LRU cache: the cache preallocates its capacity, and a head cache lives for one block. */
 const LRU_SIZE = 2_000;
 
@@ -72,14 +86,14 @@ const LRU_SIZE = 2_000;
 export function createStateCaches(kind: "lru" | "map"): Caches {
   if (kind === "lru") {
     const lru = { type: CacheType.LRU, size: LRU_SIZE };
-    const caches = new Caches({ account: lru, storage: lru, code: { type: CacheType.LRU, size: 1000 } });
-    caches.account = new DecodedAccountCache(lru);
-    return caches;
+    return withDecodedAccounts(
+      new Caches({ account: NONE, storage: lru, code: { type: CacheType.LRU, size: 1000 } }),
+      lru,
+    );
   }
   // The size of an ordered map only has to be non-zero for the cache to exist.
   const map = { type: CacheType.ORDERED_MAP, size: 1 };
-  const caches = new Caches({ account: map, storage: map, code: map });
-  caches.account = new DecodedAccountCache(map);
+  const caches = withDecodedAccounts(new Caches({ account: NONE, storage: map, code: map }), map);
   for (const cache of [caches.account, caches.storage, caches.code]) {
     (cache as unknown as { _orderedMapCache: unknown })._orderedMapCache = new HashedCacheMap();
   }
