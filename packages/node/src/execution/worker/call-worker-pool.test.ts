@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { createBlock } from "@ethereumjs/block";
 import { bytesToHex } from "@ethereumjs/util";
 import { TestToken } from "@strata/contracts";
 import { CallRequest } from "@strata/protocol";
 import { type Address, encodeFunctionData, type Hex, parseEther } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import WebSocket from "ws";
 import { rpc, viemClients } from "../../e2e/clients.js";
 import {
@@ -213,6 +214,19 @@ describe("eth_call on worker threads", () => {
     await other.close();
     expect(await other.call(CallRequest.parse(balanceOf(HOLDER)), head, runLimit(5_000))).toBeUndefined();
     expect(BigInt((await inThread(balanceOf(HOLDER), head.header.number)).result as string)).toBe(1003n);
+  });
+
+  it("closed while its workers start, lets them start and then closes them, terminating none", async () => {
+    const terminate = vi.spyOn(Worker.prototype, "terminate");
+    try {
+      const starting = workerPool(2);
+      starting.start();
+      await starting.close();
+      expect(terminate).not.toHaveBeenCalled();
+      expect(starting.hasWorkers()).toBe(false);
+    } finally {
+      terminate.mockRestore();
+    }
   });
 });
 

@@ -299,10 +299,9 @@ export class CallWorkerPool implements CallOffload {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const slot of this.slots) {
-      if (slot.ready || slot.gone) slot.worker.postMessage("close");
-      else void slot.worker.terminate();
-    }
+    // A worker still starting may be inside a native call (opening the store), where terminating it
+    // can abort the whole process: it is told to close once it has started (or it has exited).
+    for (const slot of this.slots) void slot.started.then(() => slot.worker.postMessage("close"));
     await Promise.all(
       this.slots.map(async (slot) => {
         const timer = setTimeout(() => void slot.worker.terminate(), CLOSE_TIMEOUT_MS);
