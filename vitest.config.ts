@@ -31,7 +31,16 @@ const SERIAL = [
 
 export default defineConfig({
   resolve: {
-    alias: [{ find: /^@strata\/([a-z-]+)$/, replacement: pkg("$1") }],
+    alias: [
+      { find: /^@strata\/([a-z-]+)$/, replacement: pkg("$1") },
+      // The one entry point of a package beside its index (see packages/node/package.json "exports").
+      {
+        find: "@strata/node/worker-preload",
+        replacement: fileURLToPath(
+          new URL("./packages/node/src/execution/worker/worker-preload.ts", import.meta.url),
+        ),
+      },
+    ],
   },
   test: {
     testTimeout: 60_000,

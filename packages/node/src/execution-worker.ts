@@ -8,6 +8,7 @@ import type { NetworkFile } from "./config/network.js";
 import { PosEngine } from "./consensus/engine.js";
 import { type ReplayConsensus, serveExecutionJobs } from "./execution/worker/call-worker.js";
 import type { CallWorkerData } from "./execution/worker/call-worker-messages.js";
+import { DISMISSED, PRELOADED } from "./execution/worker/worker-preload.js";
 
 /**
  * The engine's hooks for replaying stored blocks on a proof-of-stake network (no seal checked again),
@@ -24,5 +25,13 @@ function replayConsensusOf(network: NetworkFile): ReplayConsensus | undefined {
   };
 }
 
-if (!isMainThread && parentPort)
-  void serveExecutionJobs(parentPort, workerData as CallWorkerData, replayConsensusOf);
+if (!isMainThread && parentPort) {
+  const port = parentPort;
+  // Started ahead of the node (execution/worker/worker-preload.ts): the settings come by message.
+  if (workerData === PRELOADED)
+    port.once("message", (data: CallWorkerData | typeof DISMISSED) => {
+      if (data === DISMISSED) port.close();
+      else void serveExecutionJobs(port, data, replayConsensusOf);
+    });
+  else void serveExecutionJobs(port, workerData as CallWorkerData, replayConsensusOf);
+}

@@ -11,6 +11,7 @@ import {
   type StrataNode,
   ValidatorSettingsError,
 } from "@strata/node";
+import { dismissPreloadedWorkers } from "@strata/node/worker-preload";
 import { createEphemeralDatadir } from "../ephemeral-datadir.js";
 import { durationFlag, type FlagSpec, type FlagValues, formatFlags, intFlag, parseFlags } from "../flags.js";
 import { untilSignal } from "../signals.js";
@@ -405,6 +406,8 @@ async function serveNode(
       },
     );
     await node.start();
+    // Workers started ahead that the node did not take (fewer workers, or none: no datadir).
+    void dismissPreloadedWorkers();
     printBanner(node, out);
     if (access !== undefined) out(`API keys and rate limits enforced · counters in ${access.limiterKind}`);
     out(`ready ${node.rpcUrl}`);

@@ -1,4 +1,4 @@
-import { availableParallelism } from "node:os";
+import { defaultCallWorkers } from "./call-workers.js";
 import { type DepinDemoSettings, demoFromNetwork } from "./demo-settings.js";
 import { loadNetwork, type NetworkFile } from "./network.js";
 import { validateNodeConfig } from "./node-config-schema.js";
@@ -148,11 +148,7 @@ export const DEFAULTS = {
   traceTimeoutMs: 5000,
   traceMaxSteps: 200_000,
   traceMaxBytes: 25 * 1024 * 1024,
-  /**
-   * One per core, up to four: a call costs the main thread little (parse, hand over, answer), so
-   * calls can use every core; two workers on two cores serve a third more calls than one.
-   */
-  callWorkers: Math.min(4, availableParallelism()),
+  callWorkers: defaultCallWorkers(),
   maxWsConnections: 10_000,
   maxWsConnectionsPerIp: 64,
   wsPingIntervalMs: 30_000,

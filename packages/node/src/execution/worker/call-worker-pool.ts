@@ -1,4 +1,4 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { Block } from "@ethereumjs/block";
 import type { CallRequest } from "@strata/protocol";
 import type { Logger } from "pino";
@@ -24,8 +24,8 @@ import {
   sharedNow,
 } from "./call-worker-messages.js";
 import type { HeavyTask } from "./heavy-tasks.js";
-import { sourceWorkerBootstrap } from "./source-worker.js";
 import { receivedError } from "./worker-errors.js";
+import { startExecutionWorker, takePreloadedWorker } from "./worker-preload.js";
 
 /** How long a worker may take to finish its calls and close its store when the pool closes. */
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -400,16 +400,14 @@ function outcomeOf(answer: CallWorkerAnswer): CallResult | undefined {
 }
 
 /**
- * Starts the worker program (`execution-worker.ts`, which composes a worker thread): the built
- * module, or, when this module runs from its TypeScript source (tests), the source module through
- * tsx's loader, which workers do not inherit.
+ * An execution worker with `data`: one started ahead of the node and waiting (its code already
+ * loaded, or loading) when there is one, told its settings by message; else a new one.
  */
-function startWorker(settings: CallWorkerData): Worker {
-  const fromSource = import.meta.url.endsWith(".ts");
-  const program = new URL(
-    fromSource ? "../../execution-worker.ts" : "../../execution-worker.js",
-    import.meta.url,
-  );
-  if (!fromSource) return new Worker(program, { workerData: settings });
-  return new Worker(sourceWorkerBootstrap(program), { eval: true, workerData: settings });
+function startWorker(data: CallWorkerData): Worker {
+  const preloaded = takePreloadedWorker();
+  if (!preloaded) return startExecutionWorker(data);
+  // A waiting worker does not keep the process alive; a starting one of the pool does (see spawn).
+  preloaded.ref();
+  preloaded.postMessage(data);
+  return preloaded;
 }
