@@ -257,4 +257,50 @@ describe("a new head's preparation", () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await headerBlocks()).size).toBe(1);
   });
+
+  it("gives the next job, of equally loaded workers, to the one it prepared", async () => {
+    const { wallet, publicClient } = viemClients(t.url);
+    const hash = await wallet.sendTransaction({ data: CALL_LOOPER_CODE });
+    const looper: Address = (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
+    const fresh = await startPool(2);
+    try {
+      await fresh.ready();
+      const headerBlocks = async () => (await poolCaches(fresh)).get("worker_pending_header_blocks")!.size;
+      const head = t.node.chain.head;
+      // One worker loops until its time is up: the pending block of a new head goes to the other.
+      const looping = fresh
+        .call(CallRequest.parse({ to: looper, gas: "0x2faf080" }), head, runLimit(1_500))
+        .catch((error: unknown) => error);
+      const context = {
+        key: "after-loop",
+        parentHash: head.hash(),
+        timestamp: head.header.timestamp + 1n,
+        coinbase: new Uint8Array(20),
+        transactions: [],
+        edits: [],
+        proposers: undefined,
+      };
+      fresh.preparePending(context);
+      let made = 0;
+      for (let i = 0; i < 100 && made === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        made = await headerBlocks();
+      }
+      expect(made).toBe(1);
+      expect(await looping).toBeInstanceOf(Error);
+      // Both idle: a call at that pending block runs where it was made (NUMBER: the head's number + 1).
+      const outcome = await fresh.call(
+        CallRequest.parse({ data: "0x4360005260206000f3" }),
+        head,
+        runLimit(10_000),
+        context,
+      );
+      expect(outcome && "ok" in outcome ? BigInt(`0x${Buffer.from(outcome.ok).toString("hex")}`) : -1n).toBe(
+        head.header.number + 1n,
+      );
+      expect(await headerBlocks()).toBe(1);
+    } finally {
+      await fresh.close();
+    }
+  });
 });

@@ -65,6 +65,8 @@ interface Slot {
  */
 export class CallWorkerPool implements CallOffload {
   private readonly slots: Slot[] = [];
+  /** The worker last told to prepare for a new head: of the workers with the fewest jobs, it takes the next. */
+  private prepared: Slot | undefined;
   private nextId = 1;
   private closed = false;
   /** The round of {@link refreshSizes} under way, shared by concurrent callers. */
@@ -156,6 +158,7 @@ export class CallWorkerPool implements CallOffload {
     const steps = this.steps.slice(-STEPS_KEPT);
     this.steps = [];
     const next = this.pick();
+    if (next && steps.length > 0) this.prepared = next;
     for (const step of steps) {
       for (const slot of this.slots) {
         if (!slot.gone)
@@ -171,7 +174,10 @@ export class CallWorkerPool implements CallOffload {
   preparePending(context: PendingContext): void {
     if (this.closed) return;
     this.postSteps();
-    this.pick()?.worker.postMessage({ prepareCall: context } satisfies CallWorkerPendingHint);
+    const next = this.pick();
+    if (!next) return;
+    this.prepared = next;
+    next.worker.postMessage({ prepareCall: context } satisfies CallWorkerPendingHint);
   }
 
   /** Whether jobs can be posted (workers running or starting); false once all have gone or the pool closed. */
@@ -317,11 +323,18 @@ export class CallWorkerPool implements CallOffload {
     for (let i = 0; i < this.workers; i++) this.slots.push(this.spawn(this.settings));
   }
 
+  /**
+   * The ready worker with the fewest jobs in hand; of those equally loaded, the one last told to
+   * prepare for a new head (it has the head's block and state ready), else the first.
+   */
   private pick(): Slot | undefined {
     if (this.closed) return undefined;
     let best: Slot | undefined;
     for (const slot of this.slots) {
-      if (slot.ready && (!best || slot.pending.size < best.pending.size)) best = slot;
+      if (!slot.ready) continue;
+      const fewer = !best || slot.pending.size < best.pending.size;
+      const asFew = best !== undefined && slot.pending.size === best.pending.size;
+      if (fewer || (asFew && slot === this.prepared)) best = slot;
     }
     return best;
   }
