@@ -5,11 +5,12 @@ import { CallRequest } from "@strata/protocol";
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rpc, viemClients } from "../../e2e/clients.js";
+import type { PendingContext } from "../../producer/pending-execution.js";
 import { CALL_LOOPER_CODE } from "../../testing/heavy-code.js";
 import { startTestNode, type TestNode } from "../../testing/test-node.js";
+import { workerSettingsOf } from "../../testing/worker-settings.js";
 import { runLimit } from "../evm/run-limits.js";
 import type { StorageCacheBounds } from "../state/chain-storage.js";
-import { DEFAULT_TRACE_LIMITS } from "../tracing/trace-options.js";
 import { CallWorkerPool } from "./call-worker-pool.js";
 
 /** Decoded blocks one worker keeps (the store's block cache). */
@@ -58,21 +59,34 @@ async function workerCalls(): Promise<number> {
 
 /** A pool of `workers` of its own over the test node's store, started. */
 async function startPool(workers: number, cacheBounds?: StorageCacheBounds): Promise<CallWorkerPool> {
-  const { config } = t.node;
-  const pool = new CallWorkerPool(
-    {
-      chaindata: join(datadir, "chaindata"),
-      network: config.network,
-      gasCap: config.rpc.gasCap,
-      maxQueueWaitMs: config.rpc.maxQueueWaitMs,
-      evmTimeoutMs: config.rpc.evmTimeoutMs,
-      traceLimits: DEFAULT_TRACE_LIMITS,
-      ...(cacheBounds ? { cacheBounds } : {}),
-    },
-    workers,
-  );
+  const settings = workerSettingsOf(t, datadir);
+  const pool = new CallWorkerPool(cacheBounds ? { ...settings, cacheBounds } : settings, workers);
   await pool.ready();
   return pool;
+}
+
+/** The header-only pending block after the test node's head, named `key`. */
+function nextHeaderContext(key: string): PendingContext {
+  const head = t.node.chain.head;
+  return {
+    key,
+    parentHash: head.hash(),
+    timestamp: head.header.timestamp + 1n,
+    coinbase: new Uint8Array(20),
+    transactions: [],
+    edits: [],
+    proposers: undefined,
+  };
+}
+
+/** The header-only pending blocks `pool`'s workers keep, once at least one has made one (or after 5 s). */
+async function headerBlocksMade(pool: CallWorkerPool): Promise<number> {
+  let made = 0;
+  for (let i = 0; i < 100 && made === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    made = (await poolCaches(pool)).get("worker_pending_header_blocks")!.size;
+  }
+  return made;
 }
 
 describe("execution workers' caches in /metrics", () => {
@@ -238,22 +252,8 @@ describe("a new head's preparation", () => {
   it("has that worker alone make the head's header-only pending block before any call asks for it", async () => {
     const headerBlocks = async () => (await poolCaches(pool)).get("worker_pending_header_blocks")!;
     expect(await headerBlocks()).toEqual({ size: 0, bound: 2 });
-    const head = t.node.chain.head;
-    pool.preparePending({
-      key: "next-header",
-      parentHash: head.hash(),
-      timestamp: head.header.timestamp + 1n,
-      coinbase: new Uint8Array(20),
-      transactions: [],
-      edits: [],
-      proposers: undefined,
-    });
-    let made = 0;
-    for (let i = 0; i < 100 && made === 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      made = (await headerBlocks()).size;
-    }
-    expect(made).toBe(1);
+    pool.preparePending(nextHeaderContext("next-header"));
+    expect(await headerBlocksMade(pool)).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await headerBlocks()).size).toBe(1);
   });
@@ -264,29 +264,14 @@ describe("a new head's preparation", () => {
     const looper: Address = (await publicClient.waitForTransactionReceipt({ hash })).contractAddress!;
     const fresh = await startPool(2);
     try {
-      await fresh.ready();
-      const headerBlocks = async () => (await poolCaches(fresh)).get("worker_pending_header_blocks")!.size;
       const head = t.node.chain.head;
       // One worker loops until its time is up: the pending block of a new head goes to the other.
       const looping = fresh
         .call(CallRequest.parse({ to: looper, gas: "0x2faf080" }), head, runLimit(1_500))
         .catch((error: unknown) => error);
-      const context = {
-        key: "after-loop",
-        parentHash: head.hash(),
-        timestamp: head.header.timestamp + 1n,
-        coinbase: new Uint8Array(20),
-        transactions: [],
-        edits: [],
-        proposers: undefined,
-      };
+      const context = nextHeaderContext("after-loop");
       fresh.preparePending(context);
-      let made = 0;
-      for (let i = 0; i < 100 && made === 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        made = await headerBlocks();
-      }
-      expect(made).toBe(1);
+      expect(await headerBlocksMade(fresh)).toBe(1);
       expect(await looping).toBeInstanceOf(Error);
       // Both idle: a call at that pending block runs where it was made (NUMBER: the head's number + 1).
       const outcome = await fresh.call(
@@ -298,7 +283,7 @@ describe("a new head's preparation", () => {
       expect(outcome && "ok" in outcome ? BigInt(`0x${Buffer.from(outcome.ok).toString("hex")}`) : -1n).toBe(
         head.header.number + 1n,
       );
-      expect(await headerBlocks()).toBe(1);
+      expect((await poolCaches(fresh)).get("worker_pending_header_blocks")!.size).toBe(1);
     } finally {
       await fresh.close();
     }

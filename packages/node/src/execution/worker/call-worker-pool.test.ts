@@ -19,9 +19,9 @@ import {
 } from "../../errors/domain-errors.js";
 import { CALL_LOOPER_CODE } from "../../testing/heavy-code.js";
 import { startTestNode, type TestNode } from "../../testing/test-node.js";
+import { workerSettingsOf } from "../../testing/worker-settings.js";
 import type { CallResult } from "../call/call-result-cache.js";
 import { runLimit } from "../evm/run-limits.js";
-import { DEFAULT_TRACE_LIMITS } from "../tracing/trace-options.js";
 import { CallWorkerPool } from "./call-worker-pool.js";
 
 const HOLDER = "0x00000000000000000000000000000000000000aa";
@@ -58,17 +58,7 @@ function onWorkers(request: Record<string, unknown>, block: bigint): Promise<Cal
 
 /** A pool of `workers` execution workers over the test node's store and settings. */
 function workerPool(workers: number): CallWorkerPool {
-  return new CallWorkerPool(
-    {
-      chaindata: join(datadir, "chaindata"),
-      network: t.node.config.network,
-      gasCap: t.node.config.rpc.gasCap,
-      maxQueueWaitMs: t.node.config.rpc.maxQueueWaitMs,
-      evmTimeoutMs: t.node.config.rpc.evmTimeoutMs,
-      traceLimits: DEFAULT_TRACE_LIMITS,
-    },
-    workers,
-  );
+  return new CallWorkerPool(workerSettingsOf(t, datadir), workers);
 }
 
 function ok(result: CallResult | undefined): Hex {

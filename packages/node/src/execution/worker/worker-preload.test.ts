@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { CallRequest } from "@strata/protocol";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestNode, type TestNode } from "../../testing/test-node.js";
+import { workerSettingsOf } from "../../testing/worker-settings.js";
 import { runLimit } from "../evm/run-limits.js";
-import { DEFAULT_TRACE_LIMITS } from "../tracing/trace-options.js";
 import { CallWorkerPool } from "./call-worker-pool.js";
 import { dismissPreloadedWorkers, preloadExecutionWorkers, takePreloadedWorker } from "./worker-preload.js";
 
@@ -25,18 +25,7 @@ afterAll(async () => {
 describe("preloaded execution workers", () => {
   it("are taken by a pool, which posts them their settings; they then serve its calls", async () => {
     preloadExecutionWorkers(1);
-    const { config } = t.node;
-    const pool = new CallWorkerPool(
-      {
-        chaindata: join(datadir, "chaindata"),
-        network: config.network,
-        gasCap: config.rpc.gasCap,
-        maxQueueWaitMs: config.rpc.maxQueueWaitMs,
-        evmTimeoutMs: config.rpc.evmTimeoutMs,
-        traceLimits: DEFAULT_TRACE_LIMITS,
-      },
-      1,
-    );
+    const pool = new CallWorkerPool(workerSettingsOf(t, datadir), 1);
     try {
       pool.start();
       // The pool took the waiting worker rather than starting one of its own.
