@@ -11,6 +11,7 @@ describe("execution workers started ahead of a node", () => {
   it("are started for the node command only, as many as a node starts by default", async () => {
     expect(preloadNodeWorkers(["gateway", "--port", "0"])).toBe(0);
     expect(preloadNodeWorkers([])).toBe(0);
+    expect(preloadNodeWorkers(["node", "--help"])).toBe(0);
     expect(takePreloadedWorker()).toBeUndefined();
     const count = preloadNodeWorkers(["node", "--network", "dev"]);
     expect(count).toBe(DEFAULTS.callWorkers);

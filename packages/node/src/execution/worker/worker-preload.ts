@@ -1,7 +1,7 @@
 /**
  * Execution worker threads started before the node (see {@link preloadExecutionWorkers}). This module
- * imports nothing of the node, so that a command can load it, and start the workers, before it
- * loads the rest.
+ * imports nothing of the node but the default number of workers, so that a command can load it, and
+ * start the workers, before it loads the rest.
  */
 import { Worker } from "node:worker_threads";
 import { defaultCallWorkers } from "../../config/call-workers.js";
