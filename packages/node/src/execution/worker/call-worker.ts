@@ -22,7 +22,6 @@ import {
 } from "../../errors/domain-errors.js";
 import { type BoundedStructure, sizesNow } from "../../metrics/bounded-structure.js";
 import { PendingBuilds } from "../../producer/pending-builds.js";
-import type { PendingContext } from "../../producer/pending-execution.js";
 import type { ChainStore } from "../../storage/chain-store.js";
 import { CallExecutor } from "../call/call-executor.js";
 import { enforceRunLimits, type RunLimit, runLimit } from "../evm/run-limits.js";
@@ -142,39 +141,34 @@ export async function serveExecutionJobs(
     if (!closing || running > 0) return;
     void storage.close().finally(() => port.close());
   };
+  /**
+   * Readies the executor, in turn after the jobs before, for the block `blockOf` gives once the
+   * store shows the newest commits (the chain announces a block once it is stored). Only a head
+   * start: the first job at the block does the same, and reports what fails.
+   */
+  const headStart = (blockOf: () => Block | undefined | Promise<Block>): void => {
+    if (closing) return;
+    turn = turn.then(async () => {
+      try {
+        storage.refresh();
+        const block = await blockOf();
+        if (block) await executor.prepare(block);
+      } catch {
+        // Left to the first job at the block.
+      }
+    });
+  };
   // The newest block announced and not yet prepared for (see below).
   let announced: StateStep | undefined;
   const prepareForHead = (): void => {
     const step = announced;
     announced = undefined;
-    if (!step || closing) return;
-    turn = turn.then(async () => {
-      try {
-        // The block's commit is visible by now: the chain announces a block once it is stored.
-        storage.refresh();
-        const block = store.blockByHash(step.blockHash);
-        if (block) await executor.prepare(block);
-      } catch {
-        // Only a head start: the first job at the block does the same, and reports what fails.
-      }
-    });
-  };
-  // The pending block of a new head, announced for the next calls: made, and the executor readied
-  // for it, in turn (as the head above, a head start only).
-  const prepareCalls = (context: PendingContext): void => {
-    if (closing) return;
-    turn = turn.then(async () => {
-      try {
-        storage.refresh();
-        await executor.prepare(await pending.callBlock(context));
-      } catch {
-        // The first call at the block makes it again, and reports what fails.
-      }
-    });
+    if (step) headStart(() => store.blockByHash(step.blockHash));
   };
   port.on("message", (job: WorkerMessage) => {
+    // The pending block of a new head, announced for the next calls: made, and the executor readied for it.
     if (typeof job === "object" && "prepareCall" in job) {
-      prepareCalls(job.prepareCall);
+      headStart(() => pending.callBlock(job.prepareCall));
       return;
     }
     if (typeof job === "object" && "step" in job) {
