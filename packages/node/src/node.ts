@@ -16,6 +16,7 @@ import { readActiveSetAfter, readJailEnd } from "./consensus/system-calls.js";
 import { Unjailer } from "./consensus/unjailer.js";
 import { VoteJournal } from "./consensus/vote-journal.js";
 import { SenderRecovery } from "./crypto/sender-recovery.js";
+import { SigningThread } from "./crypto/signing-thread.js";
 import { DepinDemo } from "./demo/depin-demo.js";
 import { type DevAccount, deriveDevAccounts } from "./dev-accounts.js";
 import { BlockExecutor } from "./execution/block/block-executor.js";
@@ -146,6 +147,8 @@ export async function createNode(
         headNumber: () => chain.head.header.number,
         logger: logger.child({ module: "finality" }),
         doubleSign: config.validator?.testDoubleSign === true,
+        // A node with validator keys signs their votes for every block, beside the thread that builds them.
+        ...(engine.signers.length > 0 ? { signingThread: SigningThread.shared() } : {}),
         // Votes leave the process only over p2p: there a crash and a reorganisation could make a
         // validator vote twice at one height, so its own votes are journaled in the chain store.
         ...(config.p2p.enabled ? { journal: new VoteJournal(kv) } : {}),

@@ -147,6 +147,7 @@ export class PosEngine {
     let slot: Slot | undefined;
     let endSet: ActiveValidator[] | undefined;
     let key: Uint8Array | undefined;
+    let extraData: Promise<Uint8Array> | undefined;
     return {
       prepare: async (vm, parent, template) => {
         const active = await this.activeSet(vm, parent, template);
@@ -166,20 +167,24 @@ export class PosEngine {
           if (dueMs > Date.now())
             throw new NotYourTurnError(parent.header.number + 1n, BigInt(Math.ceil(dueMs / 1000)));
         }
+        // The attestation goes in at sealing: the votes for the parent are signed while the block runs.
+        extraData = this.extraDataOn(parent, active);
+        // Awaited by `seal`; a block that fails before it (or is never sealed) leaves it unobserved.
+        extraData.catch(() => undefined);
         return {
           ...template,
           coinbase: hexToBytes(proposer as `0x${string}`),
           timestamp: template.timestamp > earliest ? template.timestamp : earliest,
-          extraData: await this.extraDataOn(parent, active),
+          extraData: DEFAULT_VANITY,
         };
       },
       beforeTransactions: (context) => this.beforeTransactions(context, slot!),
       afterTransactions: async (context, fees) => {
         endSet = await this.afterTransactions(context, fees);
       },
-      seal: (block) => {
+      seal: async (block) => {
         this.rememberActiveSet(block, endSet);
-        return sealBlock(block, key!);
+        return sealBlock(block, key!, await extraData!);
       },
     };
   }
@@ -283,6 +288,7 @@ export class PosEngine {
   /**
    * The vanity of a block this node seals on `parent`, followed by the attestation for `parent` when
    * the votes for it (this node's own are signed here first) hold two thirds of `active`'s stake.
+   * Votes that arrive while the block is built count.
    */
   private async extraDataOn(parent: Block, active: readonly ActiveValidator[]): Promise<Uint8Array> {
     if (!this.finality) return DEFAULT_VANITY;

@@ -6,8 +6,9 @@ import { createCommonFromGethGenesis } from "@ethereumjs/common";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { loadNetwork } from "../config/network.js";
+import { SigningThread } from "../crypto/signing-thread.js";
 import { LmdbKV } from "../storage/lmdb-kv.js";
-import { signVote, verifyAttestation } from "./attestation.js";
+import { recoverVoter, signVote, verifyAttestation } from "./attestation.js";
 import { FinalityGadget } from "./finality.js";
 import type { ActiveValidator } from "./schedule.js";
 import { addressOfPrivateKey, DEFAULT_VANITY, sealBlock } from "./seal.js";
@@ -36,9 +37,16 @@ function header(number: bigint, salt = 0): BlockHeader {
 }
 
 /** A gadget holding `local` keys, knowing the given headers, with the head at `head`. */
-function gadget(known: BlockHeader[], local: Uint8Array[] = [], head = 10n, journal?: VoteJournal) {
+function gadget(
+  known: BlockHeader[],
+  local: Uint8Array[] = [],
+  head = 10n,
+  journal?: VoteJournal,
+  signingThread?: SigningThread,
+) {
   return new FinalityGadget({
     ...(journal ? { journal } : {}),
+    ...(signingThread ? { signingThread } : {}),
     chainId,
     signers: new Map(local.map((k) => [addressOfPrivateKey(k), k])),
     isOffline: () => false,
@@ -63,6 +71,22 @@ describe("finality gadget", () => {
     const attestation = g.attestationFor(target, voters)!;
     expect(attestation.bitmap).toBe(0b1011n);
     expect(verifyAttestation(attestation, target, voters, chainId)).toBeUndefined();
+  });
+
+  it("signs its votes on the signing thread, and in-thread once that thread has failed", async () => {
+    const thread = SigningThread.start()!;
+    const target = header(10n);
+    const g = gadget([target], keys.slice(0, 3), 10n, undefined, thread);
+    const votes = await g.signLocalVotes(target);
+    expect(thread.batches).toBe(1);
+    expect(votes).toEqual(keys.slice(0, 3).map((k) => signVote(chainId, 10n, target.hash(), k)));
+    expect(votes.map((v) => recoverVoter(chainId, v))).toEqual(voters.slice(0, 3).map((v) => v.address));
+    expect(g.attestationFor(target, voters)?.bitmap).toBe(0b0111n);
+    thread.close();
+    const next = header(11n);
+    const after = gadget([next], keys.slice(0, 1), 11n, undefined, thread);
+    expect(await after.signLocalVotes(next)).toEqual([signVote(chainId, 11n, next.hash(), keys[0]!)]);
+    expect(thread.batches).toBe(1);
   });
 
   it("rejects bad signatures, non-validators and stale votes; deduplicates", async () => {

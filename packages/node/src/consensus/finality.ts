@@ -3,7 +3,16 @@ import { bytesToHex, equalsBytes } from "@ethereumjs/util";
 import type { Logger } from "pino";
 import { EventBus } from "../chain/event-bus.js";
 import { keccak256 } from "../crypto/keccak.js";
-import { type Attestation, isQuorum, MAX_VOTERS, recoverVoter, signVote, type Vote } from "./attestation.js";
+import type { SigningThread } from "../crypto/signing-thread.js";
+import {
+  type Attestation,
+  isQuorum,
+  MAX_VOTERS,
+  recoverVoter,
+  signVote,
+  type Vote,
+  voteSigningHash,
+} from "./attestation.js";
 import type { ActiveValidator } from "./schedule.js";
 import { recoverSealer, SEAL_LENGTH, withExtraData } from "./seal.js";
 import type { OwnVote, VoteJournal } from "./vote-journal.js";
@@ -85,6 +94,11 @@ export interface FinalityOptions {
    * each height and publishes both, so that it is caught and slashed. Never set on a real validator.
    */
   readonly doubleSign?: boolean;
+  /**
+   * Where the local validators' votes are signed: a thread of their own, so that the thread building
+   * blocks goes on meanwhile. Without one (or should it fail) they are signed in-thread.
+   */
+  readonly signingThread?: SigningThread | undefined;
 }
 
 interface HeightVotes {
@@ -138,29 +152,31 @@ export class FinalityGadget {
   }
 
   private async signNow(head: BlockHeader, voters?: readonly ActiveValidator[]): Promise<Vote[]> {
-    const { signers, chainId } = this.options;
+    const { signers } = this.options;
     const local = [...signers.keys()].filter(
       (a) => !this.options.isOffline(a) && (this.lastVoted.get(a) ?? -1n) < head.number,
     );
     if (local.length === 0) return [];
     const set = voters ?? (await this.options.votersOf(head));
-    const signed: Vote[] = [];
     const votedBy: string[] = [];
-    const own: OwnVote[] = [];
+    const hashes: Uint8Array[] = [];
     const hash = head.hash();
     for (const validator of set) {
       if (!local.includes(validator.address) || (this.lastVoted.get(validator.address) ?? -1n) >= head.number)
         continue;
       this.lastVoted.set(validator.address, head.number);
-      const key = signers.get(validator.address)!;
-      const vote = signVote(chainId, head.number, hash, key);
-      signed.push(vote);
       votedBy.push(validator.address);
-      own.push({ voter: validator.address, vote });
+      hashes.push(hash);
       if (this.options.doubleSign) {
-        signed.push(signVote(chainId, head.number, keccak256(hash), key));
         votedBy.push(validator.address);
+        hashes.push(keccak256(hash));
       }
+    }
+    const signed = await this.signVotes(head.number, hashes, votedBy);
+    const own: OwnVote[] = [];
+    for (const [i, vote] of signed.entries()) {
+      // The conflicting vote of a double-signing test validator is not its own vote to journal.
+      if (equalsBytes(vote.hash, hash)) own.push({ voter: votedBy[i]!, vote });
     }
     // On disk before anyone can see them (the "vote" event publishes them).
     await this.options.journal?.record(own);
@@ -170,6 +186,28 @@ export class FinalityGadget {
       if (outcome.status === "rejected" && this.options.doubleSign) this.events.emit("vote", vote);
     }
     return signed;
+  }
+
+  /** Votes at height `number` for `hashes[i]` by `voters[i]`, signed on the signing thread when there is one. */
+  private async signVotes(
+    number: bigint,
+    hashes: readonly Uint8Array[],
+    voters: readonly string[],
+  ): Promise<Vote[]> {
+    const { chainId, signers, signingThread } = this.options;
+    const keys = voters.map((voter) => signers.get(voter)!);
+    if (signingThread?.available) {
+      const digests = hashes.map((hash, i) => ({
+        hash: voteSigningHash(chainId, number, hash),
+        privateKey: keys[i]!,
+      }));
+      const signatures = await signingThread.sign(digests).catch((error: unknown) => {
+        this.options.logger.warn({ err: error }, "the signing thread failed: votes are signed in-thread");
+        return undefined;
+      });
+      if (signatures) return signatures.map((signature, i) => ({ number, hash: hashes[i]!, signature }));
+    }
+    return hashes.map((hash, i) => signVote(chainId, number, hash, keys[i]!));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { isMainThread } from "node:worker_threads";
 import { Block, type BlockHeader, createBlockHeaderFromBytesArray } from "@ethereumjs/block";
-import { bytesToHex, concatBytes } from "@ethereumjs/util";
+import { bytesToHex, concatBytes, equalsBytes } from "@ethereumjs/util";
 import type Secp256k1 from "secp256k1";
 import { keccak256 } from "../crypto/keccak.js";
 
@@ -118,12 +118,17 @@ function addressOfPublicKey(uncompressed: Uint8Array): string {
 const keyAddresses = new WeakMap<Uint8Array, string>();
 
 /**
- * The block with the seal of `privateKey` over the block appended to its header's `extraData`. Its
- * sealer is known without recovering the seal ({@link recoverSealer} answers from the key).
+ * The block with the seal of `privateKey` over the block appended to its header's `extraData`, or
+ * to `extraData` in its place when given (the seal covers it). Its sealer is known without
+ * recovering the seal ({@link recoverSealer} answers from the key).
  */
-export function sealBlock(block: Block, privateKey: Uint8Array): Block {
-  const seal = signSeal(block.header.hash(), privateKey);
-  const header = withExtraData(block.header, concatBytes(block.header.extraData, seal));
+export function sealBlock(block: Block, privateKey: Uint8Array, extraData?: Uint8Array): Block {
+  const unsealed =
+    extraData === undefined || equalsBytes(extraData, block.header.extraData)
+      ? block.header
+      : withExtraData(block.header, extraData);
+  const seal = signSeal(unsealed.hash(), privateKey);
+  const header = withExtraData(unsealed, concatBytes(unsealed.extraData, seal));
   let sealer = keyAddresses.get(privateKey);
   if (sealer === undefined) {
     sealer = addressOfPrivateKey(privateKey);

@@ -76,8 +76,8 @@ export interface BlockHooks {
   beforeTransactions(context: BlockContext): Promise<void>;
   /** Runs after the last transaction; `fees` is what the transactions paid the coinbase. */
   afterTransactions(context: BlockContext, fees: bigint): Promise<void>;
-  /** Seals the built block. */
-  seal(block: Block): Block;
+  /** Seals the built block (a proposer may wait for its attestation's votes first). */
+  seal(block: Block): Block | Promise<Block>;
 }
 
 /** A transaction offered for a block, with its already recovered sender. */
@@ -241,7 +241,7 @@ export class BlockExecutor {
     }
     await hooks?.afterTransactions(context, fees);
     const { block: unsealed } = await builder.build();
-    const block = hooks ? hooks.seal(unsealed) : unsealed;
+    const block = hooks ? await hooks.seal(unsealed) : unsealed;
     this.warm =
       cachedEntryCount(state) < this.warmStateLimit ? { root: block.header.stateRoot, state, vm } : undefined;
     const written = state.flushedStorageAndCode();
