@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { preloadNodeWorkers } from "../dist/early-workers.js";
-import { tuneHeap } from "../dist/heap-tuning.js";
+import { tuneV8 } from "../dist/v8-tuning.js";
 
 // V8 flags must be set before the command loads and allocates, so the CLI is loaded after them,
 // and a node's execution workers load their code meanwhile.
-tuneHeap(process.argv.slice(2));
+tuneV8(process.argv.slice(2));
 preloadNodeWorkers(process.argv.slice(2));
 const { main } = await import("../dist/main.js");
 
