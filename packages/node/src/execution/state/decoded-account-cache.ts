@@ -198,7 +198,10 @@ export class DecodedAccountStateManager extends MerkleStateManager {
       const address = createAddressFromString(`0x${addressHex}`);
       const codeHash = keccak256(code);
       const key = this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash;
-      await this._getCodeDB().put(key, code);
+      // Code is stored by its hash: code the cache took in as it was read (or the same code deployed
+      // again) is there already, and writing it again would rewrite kilobytes with each block.
+      const codeDb = this._getCodeDB();
+      if ((await codeDb.get(key)) === undefined) await codeDb.put(key, code);
       if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account());
       await this.modifyAccountFields(address, { codeHash });
     }
