@@ -1,6 +1,6 @@
-import type { EVMResult, InterpreterStep, Message } from "@ethereumjs/evm";
+import type { EVMResult, Message } from "@ethereumjs/evm";
 import type { VM } from "@ethereumjs/vm";
-import { selectSteps } from "../evm/selective-steps.js";
+import { type ProbedStep, probeSteps } from "../evm/step-probe.js";
 
 /** A point in a frame where the gas left matters: an SSTORE (EIP-2200's sentry) or a call. */
 type Checkpoint =
@@ -106,11 +106,11 @@ export class GasNeedTracker {
   async follow<T>(vm: VM, txGasLimit: bigint, run: () => Promise<T>): Promise<{ result: T } & GasNeed> {
     const events = vm.evm.events;
     if (!events) return { result: await run(), limitDependent: true };
+    const stopProbing = probeSteps(vm.evm, WATCHED, (step) => this.step(step));
     const onMessage = (message: Message) => this.enter(message);
     const onMessageEnd = (result: EVMResult) => this.exit(result);
     events.on("beforeMessage", onMessage);
     events.on("afterMessage", onMessageEnd);
-    const stopSelecting = await selectSteps(vm.evm, WATCHED, (step: InterpreterStep) => this.step(step));
     try {
       const result = await run();
       const { topGas, topNeed, limitDependent } = this;
@@ -118,7 +118,7 @@ export class GasNeedTracker {
       // The intrinsic gas (calldata, access list, authorizations) comes off before the top frame.
       return { result, need: txGasLimit - topGas + topNeed, limitDependent };
     } finally {
-      stopSelecting();
+      stopProbing();
       events.off("beforeMessage", onMessage);
       events.off("afterMessage", onMessageEnd);
     }
@@ -134,7 +134,7 @@ export class GasNeedTracker {
     this.frames.push({ gas: message.gasLimit, address, checkpoints: [], gasReadAt: undefined });
   }
 
-  private step(step: InterpreterStep): void {
+  private step(step: ProbedStep): void {
     const frame = this.frames[step.depth];
     if (!frame) return;
     const code = step.opcode.code;
@@ -161,7 +161,7 @@ export class GasNeedTracker {
    * the call after it (solc and Vyper emit `GAS CALL` for "all the gas"; the instruction after a
    * `GAS` runs next, and a call is no jump target), or when the sender's balance is read or spent.
    */
-  private watchLimitReads(frame: Frame, step: InterpreterStep, code: number): void {
+  private watchLimitReads(frame: Frame, step: ProbedStep, code: number): void {
     const handedToCall = GAS_TAKING_CALLS.has(code) && frame.gasReadAt === step.pc - 1;
     if (frame.gasReadAt !== undefined && !handedToCall) this.limitDependent = true;
     frame.gasReadAt = code === GAS ? step.pc : undefined;
