@@ -4,7 +4,7 @@ import type { ExecResult } from "@ethereumjs/evm";
 import type { MerkleStateManager } from "@ethereumjs/statemanager";
 import type { TypedTransaction } from "@ethereumjs/tx";
 import { Address, createZeroAddress, hexToBytes } from "@ethereumjs/util";
-import { createVM, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
+import { createVM, type RunTxOpts, type RunTxResult, runTx, type VM } from "@ethereumjs/vm";
 import type { CallRequest } from "@strata/protocol";
 import { keccak256 } from "../../crypto/keccak.js";
 import { BusyError, ExecutionError, RevertError, RunStoppedError } from "../../errors/domain-errors.js";
@@ -481,21 +481,34 @@ export class CallExecutor {
   }
 }
 
-/** Runs a call's transaction: no nonce check, no block gas limit, the block's own rules. */
+/**
+ * `runTx`'s options with the patched `skipReceipt` (patches/): a run whose result is all that is
+ * wanted makes no logs bloom and no receipt.
+ */
+interface CallRunOpts extends RunTxOpts {
+  readonly skipReceipt: boolean;
+}
+
+/**
+ * Runs a call's transaction: no nonce check, no block gas limit, the block's own rules, and no
+ * receipt (a call is answered from its execution result).
+ */
 function runCallTx(
   vm: VM,
   tx: TypedTransaction,
   block: Block,
   reportAccessList = false,
 ): Promise<RunTxResult> {
-  return runTx(vm, {
+  const opts: CallRunOpts = {
     tx,
     block,
     skipNonce: true,
     skipBlockGasLimitValidation: true,
     skipHardForkValidation: true,
     reportAccessList,
-  });
+    skipReceipt: true,
+  };
+  return runTx(vm, opts);
 }
 
 function throwOnFailure(result: ExecResult): void {

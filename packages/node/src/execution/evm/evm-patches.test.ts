@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
+import { createBlock } from "@ethereumjs/block";
+import { Common, createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
 import { createEVM, type InterpreterStep, type Message } from "@ethereumjs/evm";
 import { MerkleStateManager } from "@ethereumjs/statemanager";
 import {
@@ -14,7 +15,9 @@ import {
   setLengthLeft,
   toBytes,
 } from "@ethereumjs/util";
+import { createVM, runTx } from "@ethereumjs/vm";
 import { describe, expect, it } from "vitest";
+import { callRequestTransaction } from "../call/call-request-tx.js";
 import { interpreterPrototype, type RunStep } from "./evm-internals.js";
 
 const ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
@@ -245,5 +248,32 @@ describe("patched @ethereumjs internals", () => {
     buffer[0] = 9;
     expect(copy[0]).toBe(1);
     expect([...toBytes([4, 5])]).toEqual([4, 5]);
+  });
+
+  it("run a transaction without its receipt and logs bloom when asked to, with the same outcome", async () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
+    const block = createBlock({ header: { gasLimit: 30_000_000n, baseFeePerGas: 0n } }, { common });
+    // PUSH1 7, PUSH1 0, MSTORE, PUSH1 32, PUSH1 0, LOG0, PUSH1 1, PUSH1 0, SSTORE, STOP
+    const contract = createAddressFromString("0x00000000000000000000000000000000000000c0");
+    const outcome = async (skipReceipt: boolean) => {
+      const vm = await createVM({ common: common.copy() });
+      await vm.stateManager.putCode(contract, hexToBytes("0x600760005260206000a0600160005500"));
+      const tx = callRequestTransaction(
+        { to: contract.toString() as `0x${string}` },
+        100_000n,
+        vm.common,
+        0n,
+      );
+      const opts = { tx, block, skipNonce: true, skipBalance: true, skipReceipt };
+      return runTx(vm, opts);
+    };
+    const full = await outcome(false);
+    const bare = await outcome(true);
+    expect(full.receipt.logs).toHaveLength(1);
+    expect(full.bloom).toBeDefined();
+    expect(bare.receipt).toBeUndefined();
+    expect(bare.bloom).toBeUndefined();
+    expect(bare.totalGasSpent).toBe(full.totalGasSpent);
+    expect(bare.execResult.logs).toEqual(full.execResult.logs);
   });
 });
