@@ -1,8 +1,12 @@
 import type { Common } from "@ethereumjs/common";
 import { createFeeMarket1559Tx } from "@ethereumjs/tx";
-import { createAddressFromString } from "@ethereumjs/util";
+import { createAddressFromString, hexToBytes } from "@ethereumjs/util";
+import { STAKING_ADDRESS, Staking } from "@strata/contracts";
+import { encodeFunctionData } from "viem";
+import type { Chain } from "../chain/chain.js";
+import type { PosEngine } from "../consensus/engine.js";
 import type { DevAccount } from "../dev-accounts.js";
-import type { Candidate } from "../execution/block/block-executor.js";
+import type { BlockExecutor, BuiltBlock, Candidate } from "../execution/block/block-executor.js";
 
 const GWEI = 1_000_000_000n;
 
@@ -35,4 +39,30 @@ export function signedCandidate(common: Common, account: DevAccount, fields: Can
     { common },
   ).sign(account.privateKey);
   return { tx, senderAddress: createAddressFromString(account.address), sender: account.address };
+}
+
+/**
+ * Builds a block on `chain`'s head with `engine`'s consensus steps and one transaction of `account`
+ * (nonce `nonce`) that reads the validators' counters (`Staking.getValidators`), which the block's
+ * `recordSlot` has just moved; the block is not committed.
+ */
+export function buildStakingReadBlock(
+  executor: BlockExecutor,
+  chain: Chain,
+  engine: PosEngine,
+  account: DevAccount,
+  nonce: bigint,
+): Promise<BuiltBlock> {
+  const parent = chain.head;
+  const candidate = signedCandidate(chain.common, account, {
+    nonce,
+    to: STAKING_ADDRESS,
+    data: hexToBytes(encodeFunctionData({ abi: Staking.abi, functionName: "getValidators" })),
+    gasLimit: 300_000n,
+  });
+  return executor.build(parent, [candidate], {
+    timestamp: parent.header.timestamp + 1n,
+    coinbase: parent.header.coinbase.bytes,
+    hooks: engine.producerHooks(),
+  });
 }

@@ -1,13 +1,10 @@
-import { hexToBytes } from "@ethereumjs/util";
-import { STAKING_ADDRESS, Staking } from "@strata/contracts";
-import { encodeFunctionData } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OpenedChain, openChain } from "../../chain/open-chain.js";
 import { testConfig } from "../../config/node-config.js";
 import { createPosEngine } from "../../consensus/create-engine.js";
 import type { PosEngine } from "../../consensus/engine.js";
 import { deriveDevAccounts } from "../../dev-accounts.js";
-import { signedCandidate } from "../../testing/executor-candidates.js";
+import { buildStakingReadBlock } from "../../testing/executor-candidates.js";
 import { BlockExecutor } from "./block-executor.js";
 
 describe("a block's state writes", () => {
@@ -30,18 +27,7 @@ describe("a block's state writes", () => {
       // A new executor has no state carried from the block before: every read goes to the trie,
       // inside the checkpoints of the system calls and the transaction.
       const executor = new BlockExecutor(common, chain.states, trieDb, chainView);
-      const parent = chain.head;
-      const candidate = signedCandidate(common, key, {
-        nonce,
-        to: STAKING_ADDRESS,
-        data: hexToBytes(encodeFunctionData({ abi: Staking.abi, functionName: "getValidators" })),
-        gasLimit: 300_000n,
-      });
-      const built = await executor.build(parent, [candidate], {
-        timestamp: parent.header.timestamp + 1n,
-        coinbase: parent.header.coinbase.bytes,
-        hooks: engine.producerHooks(),
-      });
+      const built = await buildStakingReadBlock(executor, chain, engine, key, nonce);
       expect(built.receipts.map((r) => r.status)).toEqual([1]);
       const nodes = built.stateWrites.filter((op) => op.bucket === "trie");
       expect(nodes.length).toBeGreaterThan(0);

@@ -7,7 +7,7 @@ import { testConfig } from "../../config/node-config.js";
 import { createPosEngine } from "../../consensus/create-engine.js";
 import type { PosEngine } from "../../consensus/engine.js";
 import { deriveDevAccounts } from "../../dev-accounts.js";
-import { signedCandidate } from "../../testing/executor-candidates.js";
+import { buildStakingReadBlock } from "../../testing/executor-candidates.js";
 import { BlockExecutor } from "../block/block-executor.js";
 import { interpreterPrototype } from "../evm/evm-internals.js";
 import { STEPS_KEPT, type StateStep, WarmStates } from "../state/state-carry.js";
@@ -31,22 +31,10 @@ describe("replaying a block's start-of-block steps", () => {
     const executor = new BlockExecutor(common, chain.states, trieDb, chainView);
     const key = deriveDevAccounts(config.network)[0]!;
     for (let nonce = 0n; nonce < BLOCKS; nonce++) {
-      const parent = chain.head;
-      // Each transaction reads the validators' counters, which the block's `recordSlot` has just moved.
-      const candidate = signedCandidate(common, key, {
-        nonce,
-        to: STAKING_ADDRESS,
-        data: hexToBytes(encodeFunctionData({ abi: Staking.abi, functionName: "getValidators" })),
-        gasLimit: 300_000n,
-      });
-      const built = await executor.build(parent, [candidate], {
-        timestamp: parent.header.timestamp + 1n,
-        coinbase: parent.header.coinbase.bytes,
-        hooks: engine.producerHooks(),
-      });
+      const built = await buildStakingReadBlock(executor, chain, engine, key, nonce);
       expect(built.receipts.map((r) => r.status)).toEqual([1]);
       await chain.commit(built);
-      hashes.push(candidate.tx.hash());
+      hashes.push(built.block.transactions[0]!.hash());
     }
   });
   afterAll(async () => {
