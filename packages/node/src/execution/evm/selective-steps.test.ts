@@ -1,36 +1,18 @@
-import { createBlock } from "@ethereumjs/block";
-import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import type { InterpreterStep } from "@ethereumjs/evm";
-import { createAddressFromString, hexToBytes } from "@ethereumjs/util";
-import { createVM, runTx } from "@ethereumjs/vm";
+import { hexToBytes } from "@ethereumjs/util";
 import { describe, expect, it } from "vitest";
-import { callRequestTransaction } from "../call/call-request-tx.js";
+import { opcodeFlags, runCallTo, vmWithCode } from "../../testing/evm-runs.js";
 import { selectSteps } from "./selective-steps.js";
 
-const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
-const block = createBlock({ header: { gasLimit: 30_000_000n, baseFeePerGas: 0n } }, { common });
-const CONTRACT = "0x00000000000000000000000000000000000000c0";
+const CONTRACT = "0x00000000000000000000000000000000000000c0" as const;
 // PUSH1 7, PUSH1 0, MSTORE, PUSH1 32, PUSH1 0, LOG0, PUSH1 1, PUSH1 0, SSTORE, STOP
-const CODE = "0x600760005260206000a0600160005500";
+const CODE = "0x600760005260206000a0600160005500" as const;
 const LOG0 = 0xa0;
 const SSTORE = 0x55;
 
-async function vm() {
-  const machine = await createVM({ common: common.copy() });
-  await machine.stateManager.putCode(createAddressFromString(CONTRACT), hexToBytes(CODE));
-  return machine;
-}
-
-function run(machine: Awaited<ReturnType<typeof vm>>) {
-  const tx = callRequestTransaction({ to: CONTRACT }, 100_000n, machine.common, 0n);
-  return runTx(machine, { tx, block, skipNonce: true, skipBalance: true });
-}
-
-function flags(...opcodes: number[]): Uint8Array {
-  const selected = new Uint8Array(256);
-  for (const opcode of opcodes) selected[opcode] = 1;
-  return selected;
-}
+const vm = () => vmWithCode({ [CONTRACT]: CODE });
+const run = (machine: Awaited<ReturnType<typeof vm>>) => runCallTo(machine, CONTRACT, 100_000n);
+const flags = opcodeFlags;
 
 describe("selectSteps", () => {
   it("reports the selected opcodes alone, each with the full step event, until it is stopped", async () => {

@@ -1,41 +1,21 @@
-import { createBlock } from "@ethereumjs/block";
-import { Common, Hardfork, Mainnet } from "@ethereumjs/common";
 import type { InterpreterStep } from "@ethereumjs/evm";
-import { createAddressFromString, hexToBytes } from "@ethereumjs/util";
-import { createVM, runTx } from "@ethereumjs/vm";
 import { describe, expect, it } from "vitest";
-import { callRequestTransaction } from "../call/call-request-tx.js";
+import { opcodeFlags, runCallTo, vmWithCode } from "../../testing/evm-runs.js";
 import { type ProbedStep, probeSteps } from "./step-probe.js";
 
-const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
-const block = createBlock({ header: { gasLimit: 30_000_000n, baseFeePerGas: 0n } }, { common });
-const CALLER = "0x00000000000000000000000000000000000000c0";
-const CALLEE = "0x00000000000000000000000000000000000000c1";
+const CALLER = "0x00000000000000000000000000000000000000c0" as const;
+const CALLEE = "0x00000000000000000000000000000000000000c1" as const;
 // Callee: PUSH1 1, PUSH1 0, SSTORE (cold, from zero), GAS, POP, STOP
-const CALLEE_CODE = "0x60016000555a5000";
+const CALLEE_CODE = "0x60016000555a5000" as const;
 // Caller: PUSH1 7, PUSH1 0, SSTORE, then CALL(GAS, CALLEE, 0, 0, 0, 0, 0), POP, STOP
 const CALLER_CODE = `0x60076000556000600060006000600073${CALLEE.slice(2)}5af15000` as const;
 const SSTORE = 0x55;
 const GAS = 0x5a;
 const CALL = 0xf1;
 
-async function vm() {
-  const machine = await createVM({ common: common.copy() });
-  await machine.stateManager.putCode(createAddressFromString(CALLER), hexToBytes(CALLER_CODE));
-  await machine.stateManager.putCode(createAddressFromString(CALLEE), hexToBytes(CALLEE_CODE));
-  return machine;
-}
-
-function run(machine: Awaited<ReturnType<typeof vm>>) {
-  const tx = callRequestTransaction({ to: CALLER }, 200_000n, machine.common, 0n);
-  return runTx(machine, { tx, block, skipNonce: true, skipBalance: true });
-}
-
-function flags(...opcodes: number[]): Uint8Array {
-  const selected = new Uint8Array(256);
-  for (const opcode of opcodes) selected[opcode] = 1;
-  return selected;
-}
+const vm = () => vmWithCode({ [CALLER]: CALLER_CODE, [CALLEE]: CALLEE_CODE });
+const run = (machine: Awaited<ReturnType<typeof vm>>) => runCallTo(machine, CALLER, 200_000n);
+const flags = opcodeFlags;
 
 /** What a full step event says of the fields a probe reports. */
 function asProbed(step: InterpreterStep): ProbedStep {
