@@ -1,6 +1,5 @@
-import { bytesToHex, hexToBytes } from "@ethereumjs/util";
-import { encodeRecordSlot, STAKING_ADDRESS, Staking } from "@strata/contracts";
-import { encodeFunctionData } from "viem";
+import { bytesToHex } from "@ethereumjs/util";
+import { encodeRecordSlot } from "@strata/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OpenedChain, openChain } from "../../chain/open-chain.js";
 import { testConfig } from "../../config/node-config.js";
