@@ -1,3 +1,5 @@
+import { CheckpointDB } from "@ethereumjs/mpt";
+import { ValueEncoding } from "@ethereumjs/util";
 import { describe, expect, it } from "vitest";
 import type { Bucket } from "./kv.js";
 import { MemoryKV } from "./memory-kv.js";
@@ -37,6 +39,31 @@ describe("TrieDatabase", () => {
     expect(await db.get("cc")).toBeUndefined();
     // Missing nodes are not cached: they may be written later.
     expect(kv.trieReads).toBe(3);
+  });
+});
+
+describe("TrieDatabase under a trie's checkpoints", () => {
+  it("takes what the outermost commit writes, by the keys the trie wrote, and nothing a reverted checkpoint wrote", async () => {
+    const kv = new CountingKV();
+    const db = new TrieDatabase(kv);
+    const checkpoints = new CheckpointDB({ db, valueEncoding: ValueEncoding.Bytes });
+    const root = new Uint8Array(32);
+    checkpoints.checkpoint(root);
+    await checkpoints.put(Uint8Array.of(0x0a, 0x01), Uint8Array.of(1));
+    checkpoints.checkpoint(root);
+    await checkpoints.put(Uint8Array.of(0x0b), Uint8Array.of(2));
+    await checkpoints.commit();
+    checkpoints.checkpoint(root);
+    await checkpoints.put(Uint8Array.of(0x0c), Uint8Array.of(3));
+    await checkpoints.revert();
+    expect(db.drain()).toEqual([]);
+    await checkpoints.commit();
+    expect(db.drain()).toEqual([
+      { bucket: "trie", key: Uint8Array.of(0x0a, 0x01), value: Uint8Array.of(1) },
+      { bucket: "trie", key: Uint8Array.of(0x0b), value: Uint8Array.of(2) },
+    ]);
+    expect(checkpoints.stats().db.writes).toBe(2);
+    expect(kv.trieReads).toBe(0);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { BatchDBOp, DB } from "@ethereumjs/util";
-import { hexToBytes } from "@ethereumjs/util";
+import { unprefixedHexToBytes } from "@ethereumjs/util";
 import { LRUCache } from "lru-cache";
 import type { BoundedStructure } from "../metrics/bounded-structure.js";
 import type { KVStore, WriteOp } from "./kv.js";
@@ -31,13 +31,13 @@ export class TrieDatabase implements DB<string, string | Uint8Array> {
   async get(key: string): Promise<Uint8Array | undefined> {
     const known = this.pending.get(key) ?? this.nodes.get(key);
     if (known) return known;
-    const stored = this.kv.get("trie", hexToBytes(`0x${key}`));
+    const stored = this.kv.get("trie", unprefixedHexToBytes(key));
     if (stored) this.nodes.set(key, stored);
     return stored;
   }
 
   async put(key: string, value: string | Uint8Array): Promise<void> {
-    this.pending.set(key, typeof value === "string" ? hexToBytes(`0x${value}`) : value);
+    this.pending.set(key, typeof value === "string" ? unprefixedHexToBytes(value) : value);
   }
 
   async del(): Promise<void> {}
@@ -63,7 +63,7 @@ export class TrieDatabase implements DB<string, string | Uint8Array> {
   drain(): WriteOp[] {
     const ops: WriteOp[] = [];
     for (const [key, value] of this.pending) {
-      ops.push({ bucket: "trie", key: hexToBytes(`0x${key}`), value });
+      ops.push({ bucket: "trie", key: unprefixedHexToBytes(key), value });
       // The newest nodes are the ones the next block and the next reads walk first.
       this.nodes.set(key, value);
     }
