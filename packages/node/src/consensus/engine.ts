@@ -184,6 +184,8 @@ export class PosEngine {
       },
       seal: async (block) => {
         this.rememberActiveSet(block, endSet);
+        // The votes for the parent were handed over when the block began; a late thread is not waited for.
+        this.finality?.settleVotesNow();
         return sealBlock(block, key!, await extraData!);
       },
     };

@@ -14,7 +14,7 @@ import {
   voteSigningHash,
 } from "./attestation.js";
 import type { ActiveValidator } from "./schedule.js";
-import { recoverSealer, SEAL_LENGTH, withExtraData } from "./seal.js";
+import { recoverSealer, SEAL_LENGTH, signSeal, withExtraData } from "./seal.js";
 import type { OwnVote, VoteJournal } from "./vote-journal.js";
 
 /** Heights below the head whose votes are kept (older ones cannot go into any header any more). */
@@ -149,6 +149,15 @@ export class FinalityGadget {
     const run = this.signing.then(() => this.signNow(head, voters));
     this.signing = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Has the votes handed to the signing thread settled now, signing here any it has not answered
+   * yet (see {@link SigningThread.settleNow}): a proposer that awaits its parent's attestation next
+   * then goes on in the same turn of the event loop.
+   */
+  settleVotesNow(): void {
+    this.options.signingThread?.settleNow(signSeal);
   }
 
   private async signNow(head: BlockHeader, voters?: readonly ActiveValidator[]): Promise<Vote[]> {

@@ -29,6 +29,47 @@ describe("signing thread", () => {
     ]);
   });
 
+  it("settles at once what the thread has answered, without a turn of the event loop", async () => {
+    const digests = keys.map((privateKey, i) => ({ hash: digest(10 + i), privateKey }));
+    let signatures: Uint8Array[] | undefined;
+    const running = thread.sign(digests).then((s) => {
+      signatures = s;
+    });
+    // The answer (three signatures, well under a millisecond) arrives while this thread is blocked:
+    // no event can deliver it.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    expect(signatures).toBeUndefined();
+    const signedHere = thread.signedHere;
+    thread.settleNow(() => {
+      throw new Error("signed here although the thread had answered");
+    });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(signatures).toEqual(digests.map(({ hash, privateKey }) => signSeal(hash, privateKey)));
+    expect(thread.signedHere).toBe(signedHere);
+    await running;
+  });
+
+  it("signs here a batch the thread has not answered yet, as the thread would, and drops its late answer", async () => {
+    // Hundreds of signatures keep the thread busy for milliseconds: it cannot have answered yet.
+    const digests = Array.from({ length: 400 }, (_, i) => ({
+      hash: digest(100 + i),
+      privateKey: keys[i % 3]!,
+    }));
+    const signedHere = thread.signedHere;
+    const running = thread.sign(digests);
+    thread.settleNow(signSeal);
+    expect(thread.signedHere).toBe(signedHere + 1);
+    expect(await running).toEqual(digests.map(({ hash, privateKey }) => signSeal(hash, privateKey)));
+    const invalid = thread.sign([{ hash: digest(7), privateKey: new Uint8Array(32) }]);
+    thread.settleNow(signSeal);
+    await expect(invalid).rejects.toThrow(/signing failed/);
+    // The thread's late answers change nothing; it goes on signing.
+    expect(await thread.sign([{ hash: digest(8), privateKey: keys[2]! }])).toEqual([
+      signSeal(digest(8), keys[2]!),
+    ]);
+  });
+
   it("fails what is in flight when closed, and takes nothing after", async () => {
     const other = SigningThread.start()!;
     const running = other.sign([{ hash: digest(3), privateKey: keys[1]! }]);
