@@ -152,9 +152,9 @@ export class FinalityGadget {
   }
 
   /**
-   * Has the votes handed to the signing thread settled now, signing here any it has not answered
-   * yet (see {@link SigningThread.settleNow}): a proposer that awaits its parent's attestation next
-   * then goes on in the same turn of the event loop.
+   * Settles the votes handed to the signing thread now, signing here any it has not answered yet
+   * (see {@link SigningThread.settleNow}): a proposer that awaits its parent's attestation next then
+   * goes on in the same turn of the event loop.
    */
   settleVotesNow(): void {
     this.options.signingThread?.settleNow(signSeal);

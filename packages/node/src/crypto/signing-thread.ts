@@ -21,8 +21,8 @@ interface ThreadData {
 /**
  * The thread's program: native libsecp256k1 signing (deterministic RFC 6979 nonces), one batch per
  * message; an answer, on the port of its own, holds r ‖ s ‖ recovery id per digest, or an error
- * message when a key is invalid. It runs as an evaluated script and uses nothing from this module's scope, and it loads
- * no other native module (see sender-recovery.ts).
+ * message when a key is invalid. It runs as an evaluated script and uses nothing from this module's
+ * scope, and it loads no other native module (see sender-recovery.ts).
  */
 function threadProgram(): void {
   const { parentPort, workerData } = require("node:worker_threads") as typeof import("node:worker_threads");
