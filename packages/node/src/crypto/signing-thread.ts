@@ -177,7 +177,7 @@ export class SigningThread {
           digests.map(({ hash, privateKey }) => signHere(hash, privateKey)),
         );
       } catch (error) {
-        this.finish(id, new Error(`signing failed: ${error}`));
+        this.settle({ id, error: String(error) });
       }
     }
   }
