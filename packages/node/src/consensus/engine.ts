@@ -142,8 +142,12 @@ export class PosEngine {
    * timeouts since `headSeenAtMs` (when it adopted the parent as its head): the in-turn validator
    * gets a whole block time before anyone seals over it, and a node that just started or caught up
    * gives it its chance first. Before that, `prepare` throws {@link NotYourTurnError}.
+   *
+   * With `attestParent: false` the block carries no attestation and no votes are signed for its
+   * parent: for the blocks of a run committed together but its last two, which alone decide `safe`
+   * and `finalized` (a producer's run of empty blocks: docs/consensus.md, "Finality").
    */
-  producerHooks(headSeenAtMs = 0, intervalMs = 0): BlockHooks {
+  producerHooks(headSeenAtMs = 0, intervalMs = 0, { attestParent = true } = {}): BlockHooks {
     let slot: Slot | undefined;
     let endSet: ActiveValidator[] | undefined;
     let key: Uint8Array | undefined;
@@ -168,7 +172,7 @@ export class PosEngine {
             throw new NotYourTurnError(parent.header.number + 1n, BigInt(Math.ceil(dueMs / 1000)));
         }
         // The attestation goes in at sealing: the votes for the parent are signed while the block runs.
-        extraData = this.extraDataOn(parent, active);
+        extraData = attestParent ? this.extraDataOn(parent, active) : Promise.resolve(DEFAULT_VANITY);
         // Awaited by `seal`; a block that fails before it (or is never sealed) leaves it unobserved.
         extraData.catch(() => undefined);
         return {
@@ -185,7 +189,7 @@ export class PosEngine {
       seal: async (block) => {
         this.rememberActiveSet(block, endSet);
         // The votes for the parent were handed over when the block began; a late thread is not waited for.
-        this.finality?.settleVotesNow();
+        if (attestParent) this.finality?.settleVotesNow();
         return sealBlock(block, key!, await extraData!);
       },
     };

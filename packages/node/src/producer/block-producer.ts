@@ -41,7 +41,7 @@ const VALIDATOR_TICK_MS = 250;
  * Most empty blocks of one `mine` call committed in one storage transaction (their trie nodes wait
  * in memory until then).
  */
-const MAX_RUN_BLOCKS = 256;
+export const MAX_RUN_BLOCKS = 256;
 
 /** A `notBefore` that never comes: wait for the next head. */
 const NEVER = 2n ** 63n;
@@ -403,7 +403,10 @@ export class BlockProducer {
     for (let i = 0; i < count; i++) {
       if (i === 0 && first) chosen = this.nextTimestamp;
       else chosen = intervalSeconds === undefined ? undefined : parent.header.timestamp + intervalSeconds;
-      const hooks = engine?.producerHooks(this.headSeenAtMs);
+      // Only the run's last two blocks attest their parents: they alone set `safe` and `finalized`
+      // (to the last block's parent and grandparent, as votes on every block would), and no head
+      // inside the run is announced before the run is committed.
+      const hooks = engine?.producerHooks(this.headSeenAtMs, 0, { attestParent: i >= count - 2 });
       const built = await this.executor.build(parent, [], {
         timestamp: this.timestampOn(parent.header.timestamp, chosen),
         coinbase: this.options.coinbase,
