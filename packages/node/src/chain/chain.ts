@@ -12,6 +12,7 @@ import { type StateStep, stateWrites } from "../execution/state/state-carry.js";
 import type { StateFactory } from "../execution/state/state-factory.js";
 import type { BoundedStructure } from "../metrics/bounded-structure.js";
 import type { BlockCommit, ChainStore, CheckpointHashes } from "../storage/chain-store.js";
+import type { CommitOptions } from "../storage/kv.js";
 import type { StoredReceipt } from "../storage/records.js";
 import type { DevStateEdit } from "../storage/state-edits.js";
 import type { TrieDatabase } from "../storage/trie-db.js";
@@ -269,9 +270,13 @@ export class Chain {
   /**
    * Commits a run of built blocks (each the child of the one before, the first a child of the head)
    * in one storage transaction, with the checkpoints they advance, then announces each as a new
-   * head in order. The last becomes the head.
+   * head in order. The last becomes the head. `options.background` writes the run on the store's
+   * own thread while the caller goes on (see {@link CommitOptions}); the run is announced once written.
    */
-  async commitRun(run: readonly (BuiltBlock & Pick<BlockCommit, "stateEdits">)[]): Promise<void> {
+  async commitRun(
+    run: readonly (BuiltBlock & Pick<BlockCommit, "stateEdits">)[],
+    options?: CommitOptions,
+  ): Promise<void> {
     const last = run[run.length - 1];
     if (!last) return;
     let checkpoints = this.checkpointState;
@@ -293,7 +298,7 @@ export class Chain {
       );
       parent = built.block;
     }
-    await this.store.commitBlocks(commits);
+    await this.store.commitBlocks(commits, options);
     this.checkpointState = checkpoints;
     this.adoptHead(last.block);
     // The accounts the last block changed are known as they now stand: reads of them skip the trie.

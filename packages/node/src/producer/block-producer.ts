@@ -242,22 +242,39 @@ export class BlockProducer {
    * Mines `count` blocks (empty if the pool has nothing executable) and resolves once they are
    * committed. With `intervalSeconds`, each block after the first is stamped that long after the
    * one before it. While nothing is executable and no edit waits, blocks are built in runs of empty
-   * blocks committed in one storage transaction each (docs/rpc-methods.md, "Mining many blocks").
+   * blocks committed in one storage transaction each (docs/rpc-methods.md, "Mining many blocks"):
+   * a run is written on the store's thread while the next is built on it, and announced once written.
    */
   mine(count = 1, intervalSeconds?: bigint): Promise<void> {
     const run = this.queue.then(async () => {
       let mined = 0;
-      while (mined < count) {
-        if (count - mined > 1 && !this.pool.hasExecutable() && this.edits.isEmpty) {
-          const length = Math.min(count - mined, MAX_RUN_BLOCKS);
-          await this.produceEmptyRun(length, mined === 0, intervalSeconds);
-          mined += length;
-        } else {
-          if (mined > 0 && intervalSeconds !== undefined)
-            this.nextTimestamp = this.chain.head.header.timestamp + intervalSeconds;
-          await this.produceOne();
-          mined++;
+      let committing: { readonly head: Block; readonly done: Promise<void> } | undefined;
+      try {
+        while (mined < count) {
+          if (count - mined > 1 && !this.pool.hasExecutable() && this.edits.isEmpty) {
+            const length = Math.min(count - mined, MAX_RUN_BLOCKS);
+            const parent = committing?.head ?? this.chain.head;
+            const built = await this.buildEmptyRun(parent, length, mined === 0, intervalSeconds);
+            await committing?.done;
+            const done = this.commitEmptyRun(built.run, built.chosen);
+            // Awaited before the next run is committed, or on a failure; handled from now on.
+            done.catch(() => undefined);
+            committing = { head: built.run[built.run.length - 1]!.block, done };
+            mined += length;
+          } else {
+            await committing?.done;
+            committing = undefined;
+            if (mined > 0 && intervalSeconds !== undefined)
+              this.nextTimestamp = this.chain.head.header.timestamp + intervalSeconds;
+            await this.produceOne();
+            mined++;
+          }
         }
+        await committing?.done;
+      } catch (error) {
+        // A run still being written lands (or fails) before the failure is reported.
+        await committing?.done.catch(() => undefined);
+        throw error;
       }
     });
     this.queue = run.catch(() => {});
@@ -386,19 +403,19 @@ export class BlockProducer {
   }
 
   /**
-   * Builds `count` empty blocks, each on the one before (the pool has nothing executable and no
-   * edit waits), commits them in one storage transaction and announces them. The first is stamped
-   * as {@link mine}'s first block when `first`, else like the rest: `intervalSeconds` after its
-   * parent, or by the clock. A failure discards the whole run.
+   * Builds `count` empty blocks on `parent`, each on the one before (the pool has nothing executable
+   * and no edit waits). The first is stamped as {@link mine}'s first block when `first`, else like
+   * the rest: `intervalSeconds` after its parent, or by the clock. Returns them with the timestamp
+   * chosen for the last (undefined: the clock's).
    */
-  private async produceEmptyRun(
+  private async buildEmptyRun(
+    parent: Block,
     count: number,
     first: boolean,
     intervalSeconds: bigint | undefined,
-  ): Promise<void> {
+  ): Promise<{ readonly run: BuiltBlock[]; readonly chosen: bigint | undefined }> {
     const engine = this.options.engine;
     const run: BuiltBlock[] = [];
-    let parent = this.chain.head;
     let chosen: bigint | undefined;
     for (let i = 0; i < count; i++) {
       if (i === 0 && first) chosen = this.nextTimestamp;
@@ -418,10 +435,23 @@ export class BlockProducer {
       parent = built.block;
     }
     if (first) this.nextTimestamp = undefined;
-    await this.chain.commitRun(run);
-    if (chosen !== undefined) this.continueClockFrom(parent);
-    await this.pool.onNewHead(run[run.length - 1]!, []);
-    this.log.debug({ from: run[0]!.block.header.number, to: parent.header.number }, "empty blocks committed");
+    return { run, chosen };
+  }
+
+  /**
+   * Commits a run of empty blocks in one storage transaction, written on the store's thread, and
+   * announces it; the clock continues from its last block when that block's timestamp was chosen.
+   * A failure discards the whole run.
+   */
+  private async commitEmptyRun(run: readonly BuiltBlock[], chosen: bigint | undefined): Promise<void> {
+    const last = run[run.length - 1]!;
+    await this.chain.commitRun(run, { background: true });
+    if (chosen !== undefined) this.continueClockFrom(last.block);
+    await this.pool.onNewHead(last, []);
+    this.log.debug(
+      { from: run[0]!.block.header.number, to: last.block.header.number },
+      "empty blocks committed",
+    );
   }
 }
 

@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createBlockFromRLP } from "@ethereumjs/block";
 import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import type { Hex } from "viem";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { openChain } from "../chain/open-chain.js";
 import { testConfig } from "../config/node-config.js";
 import { attestsParent } from "../consensus/checkpoints.js";
@@ -16,15 +19,53 @@ type RpcBlock = { number: Hex; hash: Hex; parentHash: Hex; timestamp: Hex; trans
 const BLOCKS = 1_000;
 const INTERVAL = 12n;
 
-describe("anvil_mine of many blocks", () => {
+const dir = mkdtempSync(join(tmpdir(), "strata-mining-runs-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * Reads the head and a state read at it until `until` settles: every head announced meanwhile (a
+ * run is announced once written) must be readable at once, its block and its state. Returns the
+ * heads seen.
+ */
+async function readHeadsUntil(url: string, until: Promise<unknown>): Promise<bigint[]> {
+  let done = false;
+  void until.finally(() => {
+    done = true;
+  });
+  const seen: bigint[] = [];
+  while (!done) {
+    const number = (await rpc(url, "eth_blockNumber")).result as Hex;
+    const block = (await rpc(url, "eth_getBlockByNumber", [number, false])).result as RpcBlock | null;
+    expect(block?.number).toBe(number);
+    const balance = await rpc(url, "eth_getBalance", [SYSTEM_CALLER, number]);
+    expect(balance.error).toBeUndefined();
+    seen.push(BigInt(number));
+  }
+  return seen;
+}
+
+/** An account every block's state holds (a Prague system contract). */
+const SYSTEM_CALLER = "0x0000f90827f1c53a10cb7a02335b175320002935";
+
+describe.each([
+  { store: "in memory", datadir: () => null, ephemeral: false },
+  { store: "on an ephemeral LMDB datadir", datadir: () => join(dir, "ephemeral"), ephemeral: true },
+  { store: "on an LMDB datadir", datadir: () => join(dir, "durable"), ephemeral: false },
+])("anvil_mine of many blocks $store", ({ datadir, ephemeral }) => {
   it("mines 1,000 blocks that are all there, stamped on the interval, and that an importer verifies", async () => {
-    const t = await startTestNode({ mining: { mode: "manual" } });
+    const t = await startTestNode({ mining: { mode: "manual" }, datadir: datadir(), ephemeral });
     try {
       const start = BigInt((await rpc(t.url, "eth_blockNumber")).result as Hex);
       const parentTimestamp = t.node.chain.head.header.timestamp;
-      expect(
-        (await rpc(t.url, "anvil_mine", [`0x${BLOCKS.toString(16)}`, `0x${INTERVAL.toString(16)}`])).result,
-      ).toBeNull();
+      const mining = rpc(t.url, "anvil_mine", [`0x${BLOCKS.toString(16)}`, `0x${INTERVAL.toString(16)}`]);
+      // Runs are written while the next is built; what is announced is readable meanwhile.
+      const heads = await readHeadsUntil(t.url, mining);
+      expect((await mining).result).toBeNull();
+      expect(heads.every((head, i) => i === 0 || head >= heads[i - 1]!)).toBe(true);
+      // On LMDB, runs are announced one by one as they are written, not all at the end (the store in
+      // memory writes a run at once, and the loop does not get a turn before the last).
+      if (datadir() !== null)
+        expect(heads.some((head) => head > start && head < start + BigInt(BLOCKS))).toBe(true);
       const minedAt = Date.now();
 
       // Every block, by number, in one batch: linked by parent hash and stamped on the interval.

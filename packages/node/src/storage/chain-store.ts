@@ -12,7 +12,7 @@ import {
   type TxPosition,
   txBySenderAndNonce,
 } from "./address-index.js";
-import type { KVStore, WriteOp } from "./kv.js";
+import type { CommitOptions, KVStore, WriteOp } from "./kv.js";
 import { candidateBlocks, type IndexCriteria, logIndexWrites } from "./log-index.js";
 import {
   type BlockRef,
@@ -177,9 +177,10 @@ export class ChainStore {
   /**
    * Writes a run of blocks (each the child of the one before, the first a child of the head) as
    * {@link commitBlock} writes one, all in one transaction: the last becomes the head, with its
-   * checkpoints. A crash leaves either the whole run or none of it.
+   * checkpoints. A crash leaves either the whole run or none of it. `options.background` writes it
+   * on the store's own thread (see {@link CommitOptions}).
    */
-  async commitBlocks(commits: readonly BlockCommit[]): Promise<void> {
+  async commitBlocks(commits: readonly BlockCommit[], options?: CommitOptions): Promise<void> {
     const ops: WriteOp[] = [];
     const encoded: Uint8Array[] = [];
     for (const commit of commits) {
@@ -199,7 +200,7 @@ export class ChainStore {
     ops.push({ bucket: "meta", key: HEAD_KEY, value: last.block.hash() });
     const checkpoints = [...commits].reverse().find((c) => c.checkpoints)?.checkpoints;
     if (checkpoints) ops.push(...checkpointWrites(checkpoints));
-    await this.kv.commit(ops);
+    await this.kv.commit(ops, options);
     commits.forEach((commit, i) => {
       this.cacheBlock(commit.block, commit.receipts, encoded[i]!.length);
     });

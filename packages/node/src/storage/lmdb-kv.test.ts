@@ -73,4 +73,51 @@ describe("LmdbKV.commit", () => {
     }
     expect(await storedAfterReopening(path, Uint8Array.of(1))).toEqual([7]);
   });
+
+  it("in the background: reads see the writes at once, keys merge them in byte order, and the store has them once written", async () => {
+    for (const options of [{ ephemeral: true }, {}]) {
+      const path = join(dir, `background-${options.ephemeral ? "ephemeral" : "durable"}`);
+      const kv = new LmdbKV(path, options);
+      const key = (i: number) => Uint8Array.of(i >> 8, i & 0xff);
+      try {
+        await kv.commit(
+          [0, 1, 2, 3].map((i) => ({ bucket: "logIndex", key: key(i * 1000), value: Uint8Array.of(1) })),
+        );
+        const ops = Array.from({ length: 2_000 }, (_, i) => ({
+          bucket: "logIndex" as const,
+          key: key(i * 2 + 1),
+          value: Uint8Array.of(i & 0xff, 2),
+        }));
+        const removed = { bucket: "logIndex" as const, key: key(2000), value: null };
+        const written = kv.commit([...ops, removed], { background: true });
+        // LMDB's write thread takes milliseconds for these: what reads find now comes from memory.
+        const raw = (kv as unknown as { dbs: Map<string, { getBinary(k: Uint8Array): unknown }> }).dbs;
+        expect(raw.get("logIndex")!.getBinary(key(3))).toBeUndefined();
+        expect([...kv.get("logIndex", key(3))!]).toEqual([1, 2]);
+        expect(kv.get("logIndex", key(2000))).toBeUndefined();
+        const listed = [...kv.keys("logIndex", key(0), key(2004))].map((k) => (k[0]! << 8) | k[1]!);
+        const expected = [0, 1000, 3000, ...ops.map((_, i) => i * 2 + 1)]
+          .filter((k) => k < 2004)
+          .sort((a, b) => a - b);
+        expect(listed).toEqual(expected);
+        await written;
+        expect(raw.get("logIndex")!.getBinary(key(3))).toBeDefined();
+        expect((kv as unknown as { inFlight: Map<string, unknown> }).inFlight.size).toBe(0);
+        expect([...kv.keys("logIndex", key(0), key(2004))].length).toBe(expected.length);
+        // A background commit naming an unknown bucket fails whole: nothing of it is written.
+        const failing = [
+          { bucket: "meta", key: Uint8Array.of(5), value: Uint8Array.of(9) },
+          { bucket: "nowhere", key: Uint8Array.of(6), value: Uint8Array.of(9) },
+        ] as unknown as Parameters<LmdbKV["commit"]>[0];
+        await expect(kv.commit(failing, { background: true })).rejects.toThrow("unknown bucket nowhere");
+        await kv.commit([{ bucket: "meta", key: Uint8Array.of(7), value: Uint8Array.of(1) }], {
+          background: true,
+        });
+        expect(kv.get("meta", Uint8Array.of(5))).toBeUndefined();
+      } finally {
+        await kv.close();
+      }
+      if (!options.ephemeral) expect(await storedAfterReopening(path, Uint8Array.of(7))).toEqual([1]);
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
+import { bytesToHex, hexToBytes } from "@ethereumjs/util";
 import { type Database, open, type RootDatabase } from "lmdb";
-import { BUCKETS, type Bucket, type KVStore, type WriteOp } from "./kv.js";
+import { BUCKETS, type Bucket, type CommitOptions, type KVStore, type WriteOp } from "./kv.js";
 
 /**
  * A {@link KVStore} on LMDB: one environment under `path`, one named database per bucket. Each
@@ -18,6 +19,10 @@ import { BUCKETS, type Bucket, type KVStore, type WriteOp } from "./kv.js";
  * `ephemeral` (a datadir in memory that lasts one run) never flushes, and commits on the calling
  * thread: a transaction in memory takes less time than handing it to LMDB's write thread and back
  * (about 1 ms against 2 ms for a one-swap block's commit).
+ *
+ * A background commit ({@link CommitOptions}) is one batch for LMDB's write thread: the calling
+ * thread only encodes the writes (a run of 256 empty blocks, about 4,400 writes: 2-4 ms instead of
+ * 16-28 ms written here). Until it is written, reads find its writes in memory.
  */
 export class LmdbKV implements KVStore {
   private readonly root: RootDatabase<Uint8Array, Uint8Array>;
@@ -25,6 +30,8 @@ export class LmdbKV implements KVStore {
 
   private readonly durableCommits: boolean;
   private readonly ephemeral: boolean;
+  /** The writes of background commits not written yet, by bucket and hex key (null: deleted). */
+  private readonly inFlight = new Map<Bucket, Map<string, Uint8Array | null>>();
 
   constructor(
     path: string,
@@ -51,20 +58,67 @@ export class LmdbKV implements KVStore {
   }
 
   get(bucket: Bucket, key: Uint8Array): Uint8Array | undefined {
+    if (this.inFlight.size > 0) {
+      const pending = this.inFlight.get(bucket)?.get(bytesToHex(key));
+      if (pending !== undefined) return pending ?? undefined;
+    }
     return this.dbs.get(bucket)!.getBinary(key) ?? undefined;
   }
 
   *keys(bucket: Bucket, start: Uint8Array, end: Uint8Array): Iterable<Uint8Array> {
-    for (const key of this.dbs.get(bucket)!.getKeys({ start, end })) yield key as Uint8Array;
+    const stored = this.dbs.get(bucket)!.getKeys({ start, end }) as Iterable<Uint8Array>;
+    const pending = this.inFlight.get(bucket);
+    if (!pending) {
+      yield* stored;
+      return;
+    }
+    // Hex keys of equal case sort as their bytes do.
+    const [from, to] = [bytesToHex(start), bytesToHex(end)];
+    const merged = new Map<string, Uint8Array>();
+    for (const key of stored) merged.set(bytesToHex(key), key);
+    for (const [hex, value] of pending) {
+      if (hex < from || hex >= to) continue;
+      if (value === null) merged.delete(hex);
+      else merged.set(hex, hexToBytes(hex as `0x${string}`));
+    }
+    for (const hex of [...merged.keys()].sort()) yield merged.get(hex)!;
   }
 
-  async commit(ops: readonly WriteOp[]): Promise<void> {
+  async commit(ops: readonly WriteOp[], options: CommitOptions = {}): Promise<void> {
+    if (options.background) {
+      await this.commitInBackground(ops);
+      return;
+    }
     if (this.ephemeral) {
       this.root.transactionSync(() => this.write(ops));
       return;
     }
     await this.root.transaction(() => this.write(ops));
     if (this.durableCommits) await this.root.flushed;
+  }
+
+  private async commitInBackground(ops: readonly WriteOp[]): Promise<void> {
+    // Checked first: a batch handed over part-way would still be written.
+    for (const { bucket } of ops) if (!this.dbs.has(bucket)) throw new Error(`unknown bucket ${bucket}`);
+    const held: (readonly [Map<string, Uint8Array | null>, string, Uint8Array | null])[] = [];
+    for (const { bucket, key, value } of ops) {
+      let pending = this.inFlight.get(bucket);
+      if (!pending) {
+        pending = new Map();
+        this.inFlight.set(bucket, pending);
+      }
+      const hex = bytesToHex(key);
+      pending.set(hex, value);
+      held.push([pending, hex, value]);
+    }
+    try {
+      await this.root.batch(() => this.write(ops));
+      if (this.durableCommits && !this.ephemeral) await this.root.flushed;
+    } finally {
+      // Written (or failed): reads go to the store again, but for a later commit's writes in flight.
+      for (const [pending, hex, value] of held) if (pending.get(hex) === value) pending.delete(hex);
+      for (const [bucket, pending] of this.inFlight) if (pending.size === 0) this.inFlight.delete(bucket);
+    }
   }
 
   private write(ops: readonly WriteOp[]): void {
