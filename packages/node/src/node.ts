@@ -208,9 +208,10 @@ export async function createNode(
     // Every new head: remember its seal (double-seal detection) and vote for it with the local keys.
     // Of blocks committed together (a reorg's branch, a dev mining run) only the last, the head, is
     // voted for here: only the head's child can still carry an attestation, and the producer signed
-    // the votes its own blocks' attestations needed as it built each one's child. Nothing is voted for while the node catches
-    // up with its peers (votes for old blocks help nobody). The signing waits for the next turn of
-    // the event loop, after the answers the block completes (its transaction's sender waits for one).
+    // the votes its own blocks' attestations needed as it built each one's child. Nothing is voted
+    // for while the node catches up with its peers (votes for old blocks help nobody). The signing
+    // waits for the next turn of the event loop, after the answers the block completes (its
+    // transaction's sender waits for one).
     chain.events.on("newHead", ({ block }) => {
       const votes = block === chain.head && network?.readyToPropose() !== false;
       void finality

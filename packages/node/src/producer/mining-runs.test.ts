@@ -22,6 +22,9 @@ const INTERVAL = 12n;
 const dir = mkdtempSync(join(tmpdir(), "strata-mining-runs-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** An account every block's state holds: the EIP-2935 block-hash history contract (Prague). */
+const HISTORY_CONTRACT = "0x0000f90827f1c53a10cb7a02335b175320002935";
+
 /**
  * Reads the head and a state read at it until `until` settles: every head announced meanwhile (a
  * run is announced once written) must be readable at once, its block and its state. Returns the
@@ -37,15 +40,12 @@ async function readHeadsUntil(url: string, until: Promise<unknown>): Promise<big
     const number = (await rpc(url, "eth_blockNumber")).result as Hex;
     const block = (await rpc(url, "eth_getBlockByNumber", [number, false])).result as RpcBlock | null;
     expect(block?.number).toBe(number);
-    const balance = await rpc(url, "eth_getBalance", [SYSTEM_CALLER, number]);
+    const balance = await rpc(url, "eth_getBalance", [HISTORY_CONTRACT, number]);
     expect(balance.error).toBeUndefined();
     seen.push(BigInt(number));
   }
   return seen;
 }
-
-/** An account every block's state holds (a Prague system contract). */
-const SYSTEM_CALLER = "0x0000f90827f1c53a10cb7a02335b175320002935";
 
 describe.each([
   { store: "in memory", datadir: () => null, ephemeral: false },
