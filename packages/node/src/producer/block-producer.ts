@@ -254,12 +254,13 @@ export class BlockProducer {
           if (count - mined > 1 && !this.pool.hasExecutable() && this.edits.isEmpty) {
             const length = Math.min(count - mined, MAX_RUN_BLOCKS);
             const parent = committing?.head ?? this.chain.head;
-            const built = await this.buildEmptyRun(parent, length, mined === 0, intervalSeconds);
+            const run = await this.buildEmptyRun(parent, length, mined === 0, intervalSeconds);
             await committing?.done;
-            const done = this.commitEmptyRun(built.run, built.chosen);
+            // A run's last block is stamped by the clock unless an interval was given.
+            const done = this.commitEmptyRun(run, intervalSeconds !== undefined);
             // Awaited before the next run is committed, or on a failure; handled from now on.
             done.catch(() => undefined);
-            committing = { head: built.run[built.run.length - 1]!.block, done };
+            committing = { head: run[run.length - 1]!.block, done };
             mined += length;
           } else {
             await committing?.done;
@@ -405,21 +406,23 @@ export class BlockProducer {
   /**
    * Builds `count` empty blocks on `parent`, each on the one before (the pool has nothing executable
    * and no edit waits). The first is stamped as {@link mine}'s first block when `first`, else like
-   * the rest: `intervalSeconds` after its parent, or by the clock. Returns them with the timestamp
-   * chosen for the last (undefined: the clock's).
+   * the rest: `intervalSeconds` after its parent, or by the clock.
    */
   private async buildEmptyRun(
     parent: Block,
     count: number,
     first: boolean,
     intervalSeconds: bigint | undefined,
-  ): Promise<{ readonly run: BuiltBlock[]; readonly chosen: bigint | undefined }> {
+  ): Promise<BuiltBlock[]> {
     const engine = this.options.engine;
     const run: BuiltBlock[] = [];
-    let chosen: bigint | undefined;
     for (let i = 0; i < count; i++) {
-      if (i === 0 && first) chosen = this.nextTimestamp;
-      else chosen = intervalSeconds === undefined ? undefined : parent.header.timestamp + intervalSeconds;
+      const chosen =
+        i === 0 && first
+          ? this.nextTimestamp
+          : intervalSeconds === undefined
+            ? undefined
+            : parent.header.timestamp + intervalSeconds;
       // Only the run's last two blocks attest their parents: they alone set `safe` and `finalized`
       // (to the last block's parent and grandparent, as votes on every block would), and no head
       // inside the run is announced before the run is committed.
@@ -435,18 +438,18 @@ export class BlockProducer {
       parent = built.block;
     }
     if (first) this.nextTimestamp = undefined;
-    return { run, chosen };
+    return run;
   }
 
   /**
    * Commits a run of empty blocks in one storage transaction, written on the store's thread, and
-   * announces it; the clock continues from its last block when that block's timestamp was chosen.
-   * A failure discards the whole run.
+   * announces it; with `continueClock` (its last block's timestamp was chosen), the clock continues
+   * from that block. A failure discards the whole run.
    */
-  private async commitEmptyRun(run: readonly BuiltBlock[], chosen: bigint | undefined): Promise<void> {
+  private async commitEmptyRun(run: readonly BuiltBlock[], continueClock: boolean): Promise<void> {
     const last = run[run.length - 1]!;
     await this.chain.commitRun(run, { background: true });
-    if (chosen !== undefined) this.continueClockFrom(last.block);
+    if (continueClock) this.continueClockFrom(last.block);
     await this.pool.onNewHead(last, []);
     this.log.debug(
       { from: run[0]!.block.header.number, to: last.block.header.number },
