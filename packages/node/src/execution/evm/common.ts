@@ -4,7 +4,8 @@ import { createTx } from "@ethereumjs/tx";
 import { createVM } from "@ethereumjs/vm";
 import type { GethGenesis, NetworkFile } from "../../config/network.js";
 import { nativeCrypto } from "../../crypto/native-crypto.js";
-import { cacheJumpAnalysis, fastEipLookup, fastHardforkLookup } from "./evm-tuning.js";
+import { fastEipLookup, fastHardforkLookup } from "./evm-tuning.js";
+import { cacheJumpAnalysis } from "./jump-analyses.js";
 import { kzg } from "./kzg.js";
 
 /**

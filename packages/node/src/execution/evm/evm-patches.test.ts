@@ -16,6 +16,7 @@ import {
   toBytes,
 } from "@ethereumjs/util";
 import { createVM, runTx } from "@ethereumjs/vm";
+import { getContractAddress, keccak256 } from "viem";
 import { describe, expect, it } from "vitest";
 import { callRequestTransaction } from "../call/call-request-tx.js";
 import { interpreterPrototype, type RunStep } from "./evm-internals.js";
@@ -53,13 +54,13 @@ const common = createCustomCommon({}, Mainnet, { hardfork: Hardfork.Prague });
 const CALLEE = createAddressFromString("0x00000000000000000000000000000000000000c0");
 const CALLER = createAddressFromString("0x00000000000000000000000000000000000000ca");
 
-/** An EVM whose CALLEE holds `code`. */
-async function evmWith(code: string) {
+/** An EVM whose CALLEE holds `code`, under `rules` (by default without the node's hashing). */
+async function evmWith(code: string, rules: Common = common) {
   const stateManager = new MerkleStateManager({ common });
   await stateManager.putAccount(CALLEE, new Account());
   await stateManager.putCode(CALLEE, hexToBytes(code as `0x${string}`));
   await stateManager.putAccount(CALLER, new Account(0n, 10n ** 18n));
-  return createEVM({ common, stateManager });
+  return createEVM({ common: rules, stateManager });
 }
 
 describe("patched @ethereumjs internals", () => {
@@ -87,6 +88,37 @@ describe("patched @ethereumjs internals", () => {
     expect(execResult.logs).toHaveLength(1);
     expect(execResult.executionGasUsed).toBe(100_000n - (execResult.gas ?? 0n));
     expect(messages.map((message) => message.gasLimit)).toEqual([100_000n]);
+  });
+
+  it("give CREATE2's address (EIP-1014), hashing with the Common's keccak when it has one", async () => {
+    // CREATE2 of the one-byte init code 0x00 (memory starts zeroed) with salt 0x2a; return the address.
+    const code = "0x602a60015f5ff55f5260205ff3";
+    const expected = getContractAddress({
+      opcode: "CREATE2",
+      from: CALLEE.toString(),
+      salt: setLengthLeft(Uint8Array.of(0x2a), 32),
+      bytecode: "0x00",
+    }).toLowerCase();
+    const created = async (rules: Common) => {
+      const evm = await evmWith(code, rules);
+      const { execResult } = await evm.runCall({ caller: CALLER, to: CALLEE, gasLimit: 200_000n });
+      expect(execResult.exceptionError).toBeUndefined();
+      return `0x${Buffer.from(execResult.returnValue.subarray(12)).toString("hex")}`;
+    };
+    const hashed: Uint8Array[] = [];
+    const hashing = createCustomCommon({}, Mainnet, {
+      hardfork: Hardfork.Prague,
+      customCrypto: {
+        keccak256: (data: Uint8Array) => {
+          hashed.push(data);
+          return keccak256(data, "bytes");
+        },
+      },
+    });
+    expect(await created(common)).toBe(expected);
+    expect(await created(hashing)).toBe(expected);
+    // The init code itself went through the Common's keccak.
+    expect(hashed.some((data) => data.length === 1 && data[0] === 0)).toBe(true);
   });
 
   it("drop a reverted frame's logs and keep its return data", async () => {

@@ -1,9 +1,6 @@
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { createCustomCommon, Hardfork, Mainnet } from "@ethereumjs/common";
 import { describe, expect, it } from "vitest";
-import { cacheJumpAnalysis, fastEipLookup, fastHardforkLookup } from "./evm-tuning.js";
+import { fastEipLookup, fastHardforkLookup } from "./evm-tuning.js";
 
 describe("EVM tuning", () => {
   it("answers isActivatedEIP exactly as the stock lookup, also after a fork change", () => {
@@ -42,24 +39,5 @@ describe("EVM tuning", () => {
     copy.setHardfork(Hardfork.Chainstart);
     expect(copy.gteHardfork(Hardfork.Homestead)).toBe(false);
     expect(tuned.gteHardfork(Hardfork.Homestead)).toBe(true);
-  });
-
-  it("reuses the jump analysis of a code object", async () => {
-    await cacheJumpAnalysis();
-    const evmIndex = createRequire(import.meta.url).resolve("@ethereumjs/evm");
-    const url = pathToFileURL(join(dirname(evmIndex), "..", "esm", "interpreter.js")).href;
-    const { Interpreter } = (await import(url)) as {
-      Interpreter: { prototype: { _getValidJumpDestinations(code: Uint8Array): { jumps: Uint8Array } } };
-    };
-    const fake = { lookupOpInfo: () => ({}), common: { isActivatedEIP: () => false } };
-    const code = Uint8Array.of(0x60, 0x5b, 0x5b, 0x00);
-    const first = Interpreter.prototype._getValidJumpDestinations.call(fake, code);
-    expect(Interpreter.prototype._getValidJumpDestinations.call(fake, code)).toBe(first);
-    expect([...first.jumps]).toEqual([0, 0, 1, 0]);
-    const other = Interpreter.prototype._getValidJumpDestinations.call(
-      fake,
-      Uint8Array.of(0x60, 0x5b, 0x5b, 0x00),
-    );
-    expect(other).not.toBe(first);
   });
 });

@@ -1,15 +1,4 @@
 import type { Common } from "@ethereumjs/common";
-import { interpreterPrototype } from "./evm-internals.js";
-
-interface JumpAnalysis {
-  readonly jumps: Uint8Array;
-  readonly pushes: Record<number, bigint>;
-  readonly opcodesCached: unknown[];
-}
-
-interface InterpreterPrototype {
-  _getValidJumpDestinations(this: unknown, code: Uint8Array): JumpAnalysis;
-}
 
 /**
  * `Common.isActivatedEIP` scans an array of every active EIP, several times per executed opcode.
@@ -66,31 +55,5 @@ export function fastHardforkLookup(common: Common): void {
       bySecond.set(hardfork2, answer);
     }
     return answer;
-  };
-}
-
-let jumpAnalysisCached = false;
-
-/**
- * The EVM interpreter analyses a contract's code (jump destinations, push values, opcode table)
- * on every call frame. The analysis depends only on the code bytes and on the rules of the Common,
- * which are fixed for a chain, so it is kept per code object (state caches hand out the same object
- * for the same contract). The interpreter module is internal to @ethereumjs/evm, so it is reached by
- * its file; if its layout ever changes, execution simply stays uncached.
- */
-export async function cacheJumpAnalysis(): Promise<void> {
-  if (jumpAnalysisCached) return;
-  jumpAnalysisCached = true;
-  const prototype = (await interpreterPrototype()) as Partial<InterpreterPrototype> | undefined;
-  const analyse = prototype?._getValidJumpDestinations;
-  if (!prototype || typeof analyse !== "function") return;
-  const cache = new WeakMap<Uint8Array, JumpAnalysis>();
-  prototype._getValidJumpDestinations = function (code: Uint8Array): JumpAnalysis {
-    let analysis = cache.get(code);
-    if (!analysis) {
-      analysis = analyse.call(this, code);
-      cache.set(code, analysis);
-    }
-    return analysis;
   };
 }
