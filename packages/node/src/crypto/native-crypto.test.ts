@@ -1,5 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
+import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { describe, expect, it } from "vitest";
 import { sourceWorkerBootstrap } from "../execution/worker/source-worker.js";
@@ -25,7 +26,7 @@ describe("native crypto hooks", () => {
     expect(answer).toEqual({
       nativeCryptoAvailable: false,
       nativeKeccakAvailable: false,
-      hooks: ["keccak256"],
+      hooks: ["keccak256", "sha256"],
       keccakOf100: Buffer.from(keccak_256(Uint8Array.from({ length: 100 }, (_, i) => i))).toString("hex"),
     });
   });
@@ -36,6 +37,17 @@ describe("native crypto hooks", () => {
       expect(Buffer.from(hooks.keccak256!(data)).toString("hex")).toBe(
         Buffer.from(keccak_256(data)).toString("hex"),
       );
+    }
+  });
+
+  it("hashes like the reference SHA-256, into a plain byte array of its own", () => {
+    for (const size of [0, 1, 55, 56, 64, 1000]) {
+      const data = Uint8Array.from({ length: size }, (_, i) => (i * 7 + size) & 0xff);
+      const hash = hooks.sha256!(data);
+      expect(Buffer.from(hash).toString("hex")).toBe(Buffer.from(sha256(data)).toString("hex"));
+      expect(Object.getPrototypeOf(hash)).toBe(Uint8Array.prototype);
+      expect(hash.byteOffset).toBe(0);
+      expect(hash.buffer.byteLength).toBe(32);
     }
   });
 

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import { isMainThread } from "node:worker_threads";
 import type { CustomCrypto } from "@ethereumjs/common";
@@ -50,13 +51,19 @@ export function pad32(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
+/** SHA-256 by Node's crypto (OpenSSL), as a plain byte array of its own. */
+function sha256(data: Uint8Array): Uint8Array {
+  return new Uint8Array(createHash("sha256").update(data).digest());
+}
+
 /**
- * @ethereumjs `customCrypto` hooks: keccak-256 (hashes, tries, the SHA3 opcode; see `keccak.ts`) on
- * every thread, and, where the binding loads, native libsecp256k1 sender recovery for every
- * transaction type and the ecrecover precompile (otherwise @ethereumjs keeps its pure-JS path).
+ * @ethereumjs `customCrypto` hooks: keccak-256 (hashes, tries, the SHA3 opcode; see `keccak.ts`) and
+ * SHA-256 (the requests hash of every Prague block, the 0x02 precompile) on every thread, and, where
+ * the binding loads, native libsecp256k1 sender recovery for every transaction type and the
+ * ecrecover precompile (otherwise @ethereumjs keeps its pure-JS path).
  */
 export function nativeCrypto(): CustomCrypto {
-  const hooks: CustomCrypto = { keccak256 };
+  const hooks: CustomCrypto = { keccak256, sha256 };
   if (!native) return hooks;
   const binding = native;
   return {
