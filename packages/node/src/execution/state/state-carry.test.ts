@@ -101,7 +101,12 @@ describe("state carried from a block's parent", () => {
     expect(step.written?.accounts.get(from.toString())).toBeInstanceOf(Uint8Array);
 
     warm.record(step);
+    const parentCaches = (before as unknown as { _caches: object })._caches;
     const after = warm.at(second.header.stateRoot);
+    // The parent's caches moved to the state after the block (nothing was copied); the parent goes
+    // on without.
+    expect((after as unknown as { _caches: object })._caches).toBe(parentCaches);
+    expect(cachedEntryCount(before)).toBe(0);
     // Cached before any read: the written slot and the changed accounts.
     const cachedSlot = (state: object, slot = slots[0]!) =>
       (
@@ -121,12 +126,25 @@ describe("state carried from a block's parent", () => {
     const cold = chain.states.at(second.header.stateRoot);
     expect(await read(after)).toEqual(await read(cold));
     expect(await after.getStorage(contract, slots[0]!)).toEqual(new Uint8Array([42]));
-    // The parent's state is untouched by the carry.
+    // The parent's state still answers as before the block, from its trie; handed out again, it
+    // caches its reads again.
     expect(await before.getStorage(contract, slots[0]!)).toEqual(new Uint8Array([1]));
+    expect(await read(before)).toEqual(await read(chain.states.at(first.header.stateRoot)));
+    expect(cachedEntryCount(before)).toBe(0);
+    expect(warm.at(first.header.stateRoot)).toBe(before);
+    await read(before);
+    expect(cachedEntryCount(before)).toBeGreaterThan(0);
+    expect(await read(before)).toEqual(await read(chain.states.at(first.header.stateRoot)));
 
+    // A parent state with every read of `read` cached, as `before` had before the carry.
+    const warmParent = async () => {
+      const state = chain.states.at(first.header.stateRoot, "lru");
+      await read(state);
+      return state;
+    };
     // Without the block's changed addresses the carried caches would answer the parent's values: the
     // list is what keeps the carried state right.
-    const stale = carriedState(chain.states, before, {
+    const stale = carriedState(chain.states, await warmParent(), {
       blockHash: step.blockHash,
       parentRoot: step.parentRoot,
       root: step.root,
@@ -135,7 +153,7 @@ describe("state carried from a block's parent", () => {
     expect(await stale.getStorage(contract, slots[0]!)).toEqual(new Uint8Array([1]));
 
     // Of an address whose storage the block wiped, only the written slots are known afterwards.
-    const wiped = carriedState(chain.states, before, {
+    const wiped = carriedState(chain.states, await warmParent(), {
       ...step,
       written: { ...step.written!, wiped: new Set([contract.toString()]) },
     });

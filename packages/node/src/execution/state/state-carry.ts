@@ -124,9 +124,9 @@ export function stateWrites(written: FlushedStorageAndCode): StateWrites | undef
 
 /** The part of an lru-cache a state manager's cache holds its entries in. */
 interface EntryCache<V> {
-  rentries(): Generator<[string, V]>;
   get(key: string): V | undefined;
   set(key: string, value: V): unknown;
+  delete(key: string): boolean;
 }
 
 /** One of @ethereumjs' account, storage or code caches, as far as carrying reads it. */
@@ -136,42 +136,45 @@ interface LruBacked {
 
 /**
  * Slots of a changed address beyond which its parent's cached slots are not carried (a contract that
- * writes a new slot every block would otherwise have its map copied, and grow, block after block).
+ * writes a new slot every block would otherwise have its map grow block after block).
  */
 const MAX_CARRIED_SLOTS = 1_024;
 
 /**
- * A read-only state at `step.root` whose account, storage and code caches start with everything
- * `from` (a read-only `lru` state at `step.parentRoot`) had cached: an entry of an address the block
- * did not change is the same at both roots, and so are the code and the slots the block did not
- * write of an address it changed, when its writes are known (`step.written`) and its storage was not
- * wiped; the written values are put over them. Reads after a block then do not walk the trie again
- * for what was read before it. `from` is left as it was. Entries of unchanged addresses are shared
- * between the two: a state that is only read never changes an entry, and what a read adds to an
- * address's slot map is the same value at both roots; a changed address gets a map of its own.
+ * A read-only state at `step.root` that takes over the account, storage and code caches of `from`
+ * (a read-only `lru` state at `step.parentRoot`): an entry of an address the block did not change is
+ * the same at both roots, and so are the code and the slots the block did not write of an address it
+ * changed, when its writes are known (`step.written`) and its storage was not wiped; every other entry
+ * of a changed address is dropped, and the written values are put over what stays. Reads after a
+ * block then do not walk the trie again for what was read before it, and carrying costs what the
+ * block changed rather than what was cached (copying a full set of caches took about half a
+ * millisecond, block after block). `from` goes on without caches, until {@link WarmStates.at} hands
+ * it out again (a call naming that block, a trace replayed on it) and gives it new ones.
  */
 export function carriedState(
   states: StateFactory,
   from: MerkleStateManager,
   step: StateStep,
 ): DecodedAccountStateManager {
-  const source = (from as unknown as { _caches?: Caches })._caches;
-  const caches = createStateCaches("lru");
-  const changed = new Set(step.changed.map((address) => address.slice(2).toLowerCase()));
+  const holder = from as unknown as { _caches: Caches | undefined };
+  const caches = holder._caches ?? createStateCaches("lru");
+  // No caches rather than new ones (making a set of LRU caches allocates their capacity, about a
+  // tenth of a millisecond): the parent is seldom read again.
+  holder._caches = undefined;
   const written = step.written;
+  const changed = step.changed.map((address) => address.slice(2).toLowerCase());
   // Changed addresses whose unwritten slots and code still hold after the block.
-  const kept = written ? keptAddresses(changed, written) : new Set<string>();
-  if (source) {
-    copyEntries(source.account, caches.account, (key, account) => (changed.has(key) ? undefined : account));
+  const kept = written ? keptAddresses(new Set(changed), written) : new Set<string>();
+  const accounts = (caches.account as LruBacked | undefined)?._lruCache;
+  const storage = (caches.storage as LruBacked | undefined)?._lruCache;
+  const code = (caches.code as LruBacked | undefined)?._lruCache;
+  for (const key of changed) {
+    accounts?.delete(key);
     // Code changes only with the account's creation or deletion (or an EIP-7702 delegation), all written.
-    copyEntries(source.code, caches.code, (key, code) =>
-      !changed.has(key) || (kept.has(key) && !written?.code.has(`0x${key}`)) ? code : undefined,
-    );
-    copyEntries(source.storage, caches.storage, (key, slots) => {
-      if (!changed.has(key)) return slots;
-      if (!kept.has(key) || !(slots instanceof Map) || slots.size > MAX_CARRIED_SLOTS) return undefined;
-      return new Map(slots);
-    });
+    if (!kept.has(key) || written?.code.has(`0x${key}`)) code?.delete(key);
+    const slots = storage?.get(key);
+    if (slots !== undefined && (!kept.has(key) || !(slots instanceof Map) || slots.size > MAX_CARRIED_SLOTS))
+      storage?.delete(key);
   }
   if (written) putWrites(caches, written);
   return states.at(step.root, caches);
@@ -204,21 +207,6 @@ function putWrites(caches: Caches, writes: StateWrites): void {
     else storage?.set(address.slice(2), new Map(slots));
   }
   for (const [address, bytes] of writes.code) code?.set(address.slice(2), { code: bytes });
-}
-
-/** Copies `from`'s entries into `to`, oldest first (so recency is kept), each as `carry` gives it; undefined leaves it out. */
-function copyEntries(
-  from: object | undefined,
-  to: object | undefined,
-  carry: (key: string, value: unknown) => unknown,
-): void {
-  const source = (from as LruBacked | undefined)?._lruCache;
-  const target = (to as LruBacked | undefined)?._lruCache;
-  if (!source || !target) return;
-  for (const [key, value] of source.rentries()) {
-    const carried = carry(key, value);
-    if (carried !== undefined) target.set(key, carried);
-  }
 }
 
 /** Steps remembered: a job names a block soon after it is committed, or not at all. */
@@ -259,6 +247,9 @@ export class WarmStates {
     let state = this.warm.get(key);
     if (state) {
       this.warm.delete(key);
+      // A parent whose caches went to its child ({@link carriedState}) is read again: new ones.
+      const holder = state as unknown as { _caches: Caches | undefined };
+      holder._caches ??= createStateCaches("lru");
     } else {
       const step = this.steps.get(key);
       const parent = step && this.warm.get(rootKey(step.parentRoot));
