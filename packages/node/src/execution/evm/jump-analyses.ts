@@ -32,10 +32,11 @@ interface InterpreterPrototype {
 
 /**
  * Code bytes (contracts and init codes) whose analyses one set of rules keeps by content, at most:
- * the oldest are dropped first. Code is at most 48 KiB (EIP-3860 init code), so this keeps at least
- * about forty; a dApp's test run uses a few dozen.
+ * the least recently used are dropped first. Code is at most 48 KiB (EIP-3860 init code), so this
+ * keeps at least twenty, typically some sixty; a dApp's test run uses a few dozen. An analysis takes
+ * about ten times its code's bytes (an opcode entry per byte, a bigint per push).
  */
-export const ANALYSED_CODE_BYTES = 2 * 1024 * 1024;
+export const ANALYSED_CODE_BYTES = 1024 * 1024;
 
 /** Bytes of each end of a code that, with its length, name its place among those kept by content. */
 const FINGERPRINT_BYTES = 32;
@@ -46,7 +47,12 @@ class RulesAnalyses {
   private readonly byContent = new Map<string, { readonly code: Buffer; readonly analysis: JumpAnalysis }>();
   private bytes = 0;
 
-  analysisOf(code: Uint8Array, analyse: (code: Uint8Array) => JumpAnalysis): JumpAnalysis {
+  /** `code`'s analysis: kept, or made by `analyse` called on `frame` (and kept). */
+  analysisOf(
+    code: Uint8Array,
+    frame: AnalysingInterpreter,
+    analyse: InterpreterPrototype["_getValidJumpDestinations"],
+  ): JumpAnalysis {
     const known = this.byObject.get(code);
     if (known) return known;
     const bytes = Buffer.from(code.buffer, code.byteOffset, code.byteLength);
@@ -59,7 +65,7 @@ class RulesAnalyses {
       this.byContent.delete(key);
       this.byContent.set(key, kept);
     } else {
-      analysis = analyse(code);
+      analysis = analyse.call(frame, code);
       this.keep(key, Buffer.from(bytes), analysis);
     }
     this.byObject.set(code, analysis);
@@ -124,7 +130,7 @@ export async function cacheJumpAnalysis(): Promise<void> {
     }
     lastTable = table;
     lastAnalyses = analyses;
-    return analyses.analysisOf(code, (bytes) => analyse.call(this, bytes));
+    return analyses.analysisOf(code, this, analyse);
   };
 }
 
