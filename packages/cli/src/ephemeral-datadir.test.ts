@@ -6,7 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { NODE_FLAGS, nodeConfigFromFlags } from "./commands/node.js";
-import { createEphemeralDatadir, ephemeralBase } from "./ephemeral-datadir.js";
+import { createEphemeralDatadir, EPHEMERAL_MIN_FREE_BYTES, ephemeralBase } from "./ephemeral-datadir.js";
 import { parseFlags } from "./flags.js";
 
 const BIN = fileURLToPath(new URL("../bin/strata.js", import.meta.url));
@@ -25,6 +25,15 @@ describe("ephemeral datadirs", () => {
     expect(existsSync(first.path)).toBe(false);
     expect(existsSync(second.path)).toBe(true);
     second.remove();
+  });
+
+  it("go to /dev/shm only when it has room, else to the temp directory", () => {
+    // This machine's /dev/shm has more than the minimum free; a container's small one would not.
+    expect(ephemeralBase()).toBe("/dev/shm");
+    expect(ephemeralBase("/dev/shm", 0)).toBe("/dev/shm");
+    expect(ephemeralBase("/dev/shm", Number.MAX_SAFE_INTEGER)).toBe(tmpdir());
+    expect(ephemeralBase(join(base, "no-such-dir"), 0)).toBe(tmpdir());
+    expect(EPHEMERAL_MIN_FREE_BYTES).toBe(1024 ** 3);
   });
 
   it("deletes those a killed node left behind, and nothing else", async () => {

@@ -1,10 +1,32 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** Where ephemeral datadirs go: memory-backed `/dev/shm` where the system has it, else the temp directory. */
-export function ephemeralBase(): string {
-  return existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
+/** Memory-backed storage of Linux systems: where an ephemeral datadir goes when it has room. */
+const SHARED_MEMORY = "/dev/shm";
+
+/**
+ * Free bytes `/dev/shm` must have to take an ephemeral datadir: a container's is often 64 MB, which a
+ * long test run's chain can outgrow (its writes would then fail), and the temp directory has room.
+ */
+export const EPHEMERAL_MIN_FREE_BYTES = 1024 ** 3;
+
+/**
+ * Where ephemeral datadirs go: memory-backed `shared` (`/dev/shm`) where the system has it with at
+ * least `minFreeBytes` free, else the temp directory.
+ */
+export function ephemeralBase(shared = SHARED_MEMORY, minFreeBytes = EPHEMERAL_MIN_FREE_BYTES): string {
+  return freeBytes(shared) >= minFreeBytes ? shared : tmpdir();
+}
+
+/** Bytes an unprivileged process may still write under `path`; -1 when there is no such path. */
+function freeBytes(path: string): number {
+  try {
+    const stats = statfsSync(path);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return -1;
+  }
 }
 
 /** Names of ephemeral datadirs: the prefix, the owning process id, a dash and a random suffix. */

@@ -99,7 +99,7 @@ export const NODE_FLAGS: Record<string, FlagSpec> = {
   ephemeral: {
     type: "boolean",
     description:
-      "keep the chain for this run only, as anvil and Hardhat do: a new datadir in memory (/dev/shm, else the temp directory), deleted when the node stops; not with --datadir",
+      "keep the chain for this run only, as anvil and Hardhat do: a new datadir in memory (/dev/shm when it has 1 GiB free, else the temp directory), deleted when the node stops; not with --datadir",
   },
   "log-level": { type: "string", description: "trace | debug | info | warn | error | silent (default info)" },
   "no-reporter": { type: "boolean", description: "do not run the network's built-in price reporter (dev)" },
