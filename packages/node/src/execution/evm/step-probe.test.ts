@@ -23,8 +23,16 @@ function asProbed(step: InterpreterStep): ProbedStep {
     depth: step.depth,
     pc: step.pc,
     gasLeft: step.gasLeft,
-    opcode: { code: step.opcode.code, fee: step.opcode.fee, dynamicFee: step.opcode.dynamicFee! },
+    opcode: {
+      code: step.opcode.code,
+      name: step.opcode.name,
+      fee: step.opcode.fee,
+      dynamicFee: step.opcode.dynamicFee!,
+    },
     stack: step.stack,
+    memory: step.memory,
+    address: step.address,
+    account: step.account,
   };
 }
 
@@ -40,7 +48,10 @@ describe("probeSteps", () => {
 
     const machine = await vm();
     const heard: ProbedStep[] = [];
-    const stop = probeSteps(machine.evm, selected, (step) => heard.push(step));
+    // The memory is a view that holds while the listener runs: kept as a copy.
+    const stop = probeSteps(machine.evm, selected, (step) =>
+      heard.push({ ...step, memory: step.memory.slice() }),
+    );
     const result = await run(machine);
     stop();
     expect(result.execResult.exceptionError).toBeUndefined();

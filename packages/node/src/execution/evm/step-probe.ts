@@ -1,4 +1,5 @@
 import type { EVMInterface } from "@ethereumjs/evm";
+import type { Account, Address } from "@ethereumjs/util";
 
 /** What a step probe is told of a step, before its opcode runs: the fields of a step event it needs. */
 export interface ProbedStep {
@@ -9,6 +10,7 @@ export interface ProbedStep {
   readonly gasLeft: bigint;
   readonly opcode: {
     readonly code: number;
+    readonly name: string;
     /** The opcode's base fee. */
     readonly fee: number;
     /** Its whole cost in this step: the base fee and the dynamic part. */
@@ -16,15 +18,26 @@ export interface ProbedStep {
   };
   /** The stack, bottom first (a copy). */
   readonly stack: bigint[];
+  /**
+   * The frame's memory before the opcode, and zeros as far as the opcode's gas charge has grown it
+   * (a view: it holds only while the listener runs).
+   */
+  readonly memory: Uint8Array;
+  /** The account whose code runs. */
+  readonly address: Address;
+  /** That account as the frame found it when it began (a step event's `account`). */
+  readonly account: Account;
 }
 
 /** The interpreter as a probe sees it (internal to @ethereumjs/evm, see patches/). */
 interface ProbedInterpreter {
-  readonly _env: { readonly depth: number };
+  readonly _env: { readonly depth: number; readonly address: Address; readonly contract: Account };
   readonly _runState: {
     readonly programCounter: number;
     readonly gasLeft: bigint;
     readonly stack: { readonly _store: bigint[]; readonly _len: number };
+    readonly memory: { readonly _store: Uint8Array };
+    readonly memoryWordCount: bigint;
   };
 }
 
@@ -33,7 +46,7 @@ interface Probe {
   readonly opcodes: Uint8Array;
   see(
     interpreter: ProbedInterpreter,
-    opcode: { readonly code: number; readonly fee: number },
+    opcode: { readonly code: number; readonly name: string; readonly fee: number },
     gas: bigint,
   ): void;
 }
@@ -56,14 +69,18 @@ export function probeSteps(
   if (probed._stepProbe !== undefined) throw new Error("the EVM already has a step probe");
   const probe: Probe = {
     opcodes,
-    see: (interpreter, { code, fee }, gas) => {
-      const { programCounter, gasLeft, stack } = interpreter._runState;
+    see: (interpreter, { code, name, fee }, gas) => {
+      const { programCounter, gasLeft, stack, memory, memoryWordCount } = interpreter._runState;
+      const { depth, address, contract } = interpreter._env;
       listener({
-        depth: interpreter._env.depth,
+        depth,
         pc: programCounter,
         gasLeft,
-        opcode: { code, fee, dynamicFee: gas },
+        opcode: { code, name, fee, dynamicFee: gas },
         stack: stack._store.slice(0, stack._len),
+        memory: memory._store.subarray(0, Number(memoryWordCount) * 32),
+        address,
+        account: contract,
       });
     },
   };

@@ -13,6 +13,7 @@ import type { RunTxResult, VM } from "@ethereumjs/vm";
 import { ExecutionTimeoutError } from "../../errors/domain-errors.js";
 import { enforceRunLimits, evmLimit, limitEvm, withDeadline } from "../evm/run-limits.js";
 import { selectSteps } from "../evm/selective-steps.js";
+import { type ProbedStep, probeSteps } from "../evm/step-probe.js";
 import type { EmittedLog, FrameType, Tracer } from "./tracer.js";
 import { CODE_STORE_OUT_OF_GAS, gethErrorMessage, REVERT } from "./vm-errors.js";
 
@@ -36,7 +37,18 @@ interface ActiveFrame {
   pendingLog: Omit<EmittedLog, "index"> | undefined;
 }
 
+/** What the frame hooks read of a step: a step event's fields, which a probed step has too. */
+type FramingStep = Pick<InterpreterStep, "depth" | "gasLeft" | "stack" | "memory" | "address" | "account"> & {
+  readonly opcode: {
+    readonly name: string;
+    readonly code: number;
+    readonly fee: number;
+    readonly dynamicFee?: bigint;
+  };
+};
+
 const CALL_OPS = new Set<string>(["CALL", "CALLCODE", "DELEGATECALL", "STATICCALL", "CREATE", "CREATE2"]);
+const SELFDESTRUCT = 0xff;
 const EMPTY = new Uint8Array();
 const MAX_LOG_DATA = 32 * 1024 * 1024;
 const CALL_STIPEND = 2300n;
@@ -157,17 +169,30 @@ async function traceRun(
     });
   };
 
+  /** A step as its frame sees it first: the log before it is kept, and the opcode noted; its cost. */
+  const enterStep = (frame: ActiveFrame, step: FramingStep): bigint => {
+    commitPendingLog(frame);
+    const cost = step.opcode.dynamicFee ?? BigInt(step.opcode.fee);
+    frame.lastOp = { name: step.opcode.name, code: step.opcode.code, affordable: step.gasLeft >= cost };
+    return cost;
+  };
+
+  /** What a step other than SELFDESTRUCT adds once it ran: its log, or the frame of a call it cannot fund. */
+  const leaveStep = (frame: ActiveFrame, step: FramingStep) => {
+    const code = step.opcode.code;
+    if (code >= 0xa0 && code <= 0xa4) frame.pendingLog = logOf(step, code - 0xa0);
+    if ((code === 0xf1 || code === 0xf2) && step.stack.length >= 7)
+      unfundedCallFrame(step, step.opcode.name as FrameType);
+  };
+
   const onStep = async (step: InterpreterStep) => {
     const frame = frames[step.depth];
     if (!frame) return;
-    commitPendingLog(frame);
-    const name = step.opcode.name;
-    const cost = step.opcode.dynamicFee ?? BigInt(step.opcode.fee);
-    frame.lastOp = { name, code: step.opcode.code, affordable: step.gasLeft >= cost };
+    const cost = enterStep(frame, step);
     if (tracer.wantsOpcodes && tracer.onOpcode) {
       await tracer.onOpcode({
         pc: step.pc,
-        op: name,
+        op: step.opcode.name,
         opcode: step.opcode.code,
         gas: step.gasLeft,
         cost,
@@ -180,18 +205,35 @@ async function traceRun(
         state: step.stateManager,
       });
     }
-    const code = step.opcode.code;
-    if (code >= 0xa0 && code <= 0xa4) frame.pendingLog = logOf(step, code - 0xa0);
-    if (code === 0xff && step.stack.length > 0) await selfDestructFrame(step);
-    if ((code === 0xf1 || code === 0xf2) && step.stack.length >= 7)
-      unfundedCallFrame(step, name as FrameType);
+    if (step.opcode.code === SELFDESTRUCT) {
+      if (step.stack.length > 0) await selfDestructFrame(step);
+    } else leaveStep(frame, step);
+  };
+
+  /** A probed step, heard synchronously from the interpreter (every framing opcode but SELFDESTRUCT). */
+  const onProbedStep = (step: ProbedStep) => {
+    if (failure) {
+      // A passive watcher that failed lets the run go on unwatched.
+      if (passive) return;
+      throw failure;
+    }
+    checkDeadline();
+    const frame = frames[step.depth];
+    if (!frame) return;
+    try {
+      enterStep(frame, step);
+      leaveStep(frame, step);
+    } catch (error) {
+      failure = error;
+      if (!passive) throw error;
+    }
   };
 
   /**
    * A CALL whose value exceeds the caller's balance fails without entering a frame in the EVM; geth
    * still reports the frame, with the gas it would have handed over and its error.
    */
-  const unfundedCallFrame = (step: InterpreterStep, type: FrameType) => {
+  const unfundedCallFrame = (step: FramingStep, type: FrameType) => {
     const top = step.stack.length - 1;
     const value = step.stack[top - 2]!;
     const cost = step.opcode.dynamicFee ?? BigInt(step.opcode.fee);
@@ -278,14 +320,18 @@ async function traceRun(
   events.on("beforeMessage", listeners.beforeMessage);
   events.on("afterMessage", listeners.afterMessage);
   // A tracer without opcode output hears the steps that open frames, log, halt or fail alone, and
-  // the interpreter keeps the deadline those other steps no longer check.
+  // the interpreter keeps the deadline those other steps no longer check. It hears them from a step
+  // probe, synchronously and without a step event (a copy of the stack and the memory and an
+  // awaited emit each), but for SELFDESTRUCT, whose frame reads the balance from the state.
   const outerLimit = evmLimit(vm.evm);
   let stopSelecting: (() => void) | undefined;
+  let stopProbing: (() => void) | undefined;
   if (tracer.wantsOpcodes) events.on("step", listeners.step);
   else {
     await enforceRunLimits();
     limitEvm(vm.evm, withDeadline(outerLimit, traced.deadline));
-    stopSelecting = await selectSteps(vm.evm, framingOpcodes(vm), listeners.step);
+    stopSelecting = await selectSteps(vm.evm, SELFDESTRUCT_ONLY, listeners.step);
+    stopProbing = probeSteps(vm.evm, framingOpcodes(vm), onProbedStep);
   }
   let result: RunTxResult;
   try {
@@ -297,6 +343,7 @@ async function traceRun(
     events.off("afterMessage", listeners.afterMessage);
     if (stopSelecting) {
       stopSelecting();
+      stopProbing?.();
       limitEvm(vm.evm, outerLimit);
     } else events.off("step", listeners.step);
   }
@@ -313,11 +360,15 @@ async function traceRun(
 /** The framing opcodes of each opcode table (the table changes only with the rules). */
 const framingByTable = new WeakMap<object, Uint8Array>();
 
+/** SELFDESTRUCT alone: the framing step a tracer without opcode output hears as a step event. */
+const SELFDESTRUCT_ONLY = new Uint8Array(256);
+SELFDESTRUCT_ONLY[SELFDESTRUCT] = 1;
+
 /**
- * The opcodes whose steps a tracer without opcode output needs: those that open a frame (its type is
- * the opcode's) or end one (RETURN of init code that cannot pay for its code, REVERT, SELFDESTRUCT,
- * INVALID and every opcode the rules do not define: their errors name them), and the logs. Every
- * opcode from 0xf0 up is one of them.
+ * The opcodes whose steps a tracer without opcode output probes: those that open a frame (its type
+ * is the opcode's) or end one (RETURN of init code that cannot pay for its code, REVERT, INVALID and
+ * every opcode the rules do not define: their errors name them), and the logs; every opcode from
+ * 0xf0 up but SELFDESTRUCT, which {@link SELFDESTRUCT_ONLY} selects for a step event.
  */
 function framingOpcodes(vm: VM): Uint8Array {
   // The EVM class keeps its rules' opcode table; the interface it is typed by does not name it.
@@ -327,7 +378,7 @@ function framingOpcodes(vm: VM): Uint8Array {
     flags = new Uint8Array(256);
     for (let code = 0; code < 256; code++) {
       const isLog = code >= 0xa0 && code <= 0xa4;
-      if (isLog || code >= 0xf0 || !table.has(code)) flags[code] = 1;
+      if (code !== SELFDESTRUCT && (isLog || code >= 0xf0 || !table.has(code))) flags[code] = 1;
     }
     framingByTable.set(table, flags);
   }
@@ -357,7 +408,7 @@ function memorySlice(memory: Uint8Array, offset: bigint, size: bigint): Uint8Arr
   return out;
 }
 
-function logOf(step: InterpreterStep, topicCount: number): Omit<EmittedLog, "index"> | undefined {
+function logOf(step: FramingStep, topicCount: number): Omit<EmittedLog, "index"> | undefined {
   const stack = step.stack;
   if (stack.length < 2 + topicCount) return undefined;
   const top = stack.length - 1;
