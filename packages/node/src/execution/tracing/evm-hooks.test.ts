@@ -1,4 +1,6 @@
+import { createBlock } from "@ethereumjs/block";
 import { createAddressFromString } from "@ethereumjs/util";
+import { runTx } from "@ethereumjs/vm";
 import { describe, expect, it } from "vitest";
 import { runCallTo, vmWithCode } from "../../testing/evm-runs.js";
 import { callRequestTransaction } from "../call/call-request-tx.js";
@@ -32,8 +34,13 @@ function recorder(): Tracer & { readonly seen: string[] } {
   };
 }
 
-/** Runs a call to `to` under `tracer`, counting the `step` listeners attached meanwhile. */
-async function traced(code: Record<string, `0x${string}`>, to: `0x${string}`, tracer: Tracer) {
+/** Runs a call to `to` (a creation of `data` when `to` is undefined) under `tracer`, counting the `step` listeners attached meanwhile. */
+async function traced(
+  code: Record<string, `0x${string}`>,
+  to: `0x${string}` | undefined,
+  tracer: Tracer,
+  data?: `0x${string}`,
+) {
   const machine = await vmWithCode(code);
   const events = machine.evm.events!;
   let stepListeners = 0;
@@ -42,7 +49,7 @@ async function traced(code: Record<string, `0x${string}`>, to: `0x${string}`, tr
     if (event === "step") stepListeners++;
     return on(event as "step", listener);
   }) as typeof events.on;
-  const tx = callRequestTransaction({ to }, 200_000n, machine.common, 0n);
+  const tx = callRequestTransaction(to ? { to } : { data: data! }, 200_000n, machine.common, 0n);
   const result = await runWithTracer(
     machine,
     tracer,
@@ -53,7 +60,18 @@ async function traced(code: Record<string, `0x${string}`>, to: `0x${string}`, tr
       logIndexBase: 0,
       deadline: Number.POSITIVE_INFINITY,
     },
-    () => runCallTo(machine, to, 200_000n),
+    () =>
+      to
+        ? runCallTo(machine, to, 200_000n)
+        : runTx(machine, {
+            tx,
+            block: createBlock(
+              { header: { gasLimit: 30_000_000n, baseFeePerGas: 0n } },
+              { common: machine.common },
+            ),
+            skipNonce: true,
+            skipBalance: true,
+          }),
   );
   return { result, stepListeners };
 }
@@ -91,5 +109,12 @@ describe("frame hooks of a tracer without opcode output", () => {
       "exit 0 ok",
     ]);
     expect(stepListeners).toBe(1);
+  });
+
+  it("report init code whose RETURN cannot pay for its memory as out of gas, as geth", async () => {
+    // RETURN of 16 MiB from offset 0: the memory expansion alone costs far more than the gas given.
+    const tracer = recorder();
+    await traced({}, undefined, tracer, "0x62ffffff6000f3");
+    expect(tracer.seen.at(-1)).toBe("exit 0 out of gas");
   });
 });
