@@ -104,8 +104,17 @@ async function traceRun(
   let liveLogs = 0;
   let failure: unknown;
 
-  const checkDeadline = () => {
+  /**
+   * Whether a hook may run: false once a passive watcher has failed (the run goes on unwatched);
+   * throws an active tracer's failure, or the deadline's error once it has passed.
+   */
+  const mayRun = (): boolean => {
+    if (failure) {
+      if (passive) return false;
+      throw failure;
+    }
     if (performance.now() > traced.deadline) throw new ExecutionTimeoutError();
+    return true;
   };
   const commitPendingLog = (frame: ActiveFrame) => {
     if (!frame.pendingLog) return;
@@ -212,12 +221,7 @@ async function traceRun(
 
   /** A probed step, heard synchronously from the interpreter (every framing opcode but SELFDESTRUCT). */
   const onProbedStep = (step: ProbedStep) => {
-    if (failure) {
-      // A passive watcher that failed lets the run go on unwatched.
-      if (passive) return;
-      throw failure;
-    }
-    checkDeadline();
+    if (!mayRun()) return;
     const frame = frames[step.depth];
     if (!frame) return;
     try {
@@ -280,12 +284,7 @@ async function traceRun(
   const guard =
     <T>(handle: (data: T) => unknown) =>
     (data: T, resolve?: (result?: unknown) => void) => {
-      if (failure) {
-        // A passive watcher that failed lets the run go on unwatched.
-        if (passive) return resolve?.();
-        throw failure;
-      }
-      checkDeadline();
+      if (!mayRun()) return resolve?.();
       Promise.resolve()
         .then(() => handle(data))
         .then(
