@@ -10,6 +10,7 @@ import { keccak256 } from "../../crypto/keccak.js";
 import { BusyError, ExecutionError, RevertError, RunStoppedError } from "../../errors/domain-errors.js";
 import type { BoundedStructure } from "../../metrics/bounded-structure.js";
 import type { PendingContext } from "../../producer/pending-execution.js";
+import { headerDataOf } from "../block/header-data.js";
 import type { ChainView } from "../evm/chain-view.js";
 import {
   type CancelSource,
@@ -533,7 +534,7 @@ function executionBlock(block: Block, request: CallRequest, common: Common): Blo
   const cached = zeroBaseFeeBlocks.get(block);
   if (cached) return cached;
   const context = createBlock(
-    { header: { ...block.header.toJSON(), baseFeePerGas: 0n } },
+    { header: { ...headerDataOf(block.header), baseFeePerGas: 0n } },
     { common, setHardfork: false, skipConsensusFormatValidation: true },
   );
   zeroBaseFeeBlocks.set(block, context);

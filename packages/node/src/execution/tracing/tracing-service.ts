@@ -17,6 +17,7 @@ import type { ChainStore } from "../../storage/chain-store.js";
 import type { StoredReceipt } from "../../storage/records.js";
 import type { BlockContext, BlockHooks, BlockTemplate } from "../block/block-executor.js";
 import { receiptsCarryStateRoot } from "../block/block-replay.js";
+import { headerDataOf } from "../block/header-data.js";
 import { StreamingBlockBuilder } from "../block/streaming-block-builder.js";
 import type { ChainView } from "../evm/chain-view.js";
 import { checkRunLimit, enforceRunLimits, limitEvm, type RunLimit, runLimit } from "../evm/run-limits.js";
@@ -270,7 +271,7 @@ export class TracingService {
       const context = paysFee
         ? block
         : createBlock(
-            { header: { ...block.header.toJSON(), baseFeePerGas: 0n } },
+            { header: { ...headerDataOf(block.header), baseFeePerGas: 0n } },
             { common: vm.common, setHardfork: false, skipConsensusFormatValidation: true },
           );
       const requested = request.gas ?? this.gasCap;
@@ -354,7 +355,7 @@ export class TracingService {
     const builder = await StreamingBlockBuilder.start(vm, {
       parentBlock: parent,
       // extraData (which may carry a seal longer than a header allows) plays no part in execution.
-      headerData: { ...header.toJSON(), gasUsed: 0n, extraData: new Uint8Array() },
+      headerData: { ...headerDataOf(header), gasUsed: 0n, extraData: new Uint8Array() },
       blockOpts: { putBlockIntoBlockchain: false, setHardfork: false },
     });
     const context: BlockContext = {
