@@ -252,15 +252,31 @@ async function main(): Promise<number> {
     }
   };
 
-  /** Runs `scenario` on each target's node, in alternating order when it takes several rounds. */
-  const measure = async (scenario: Scenario, mode: MiningMode, nodes: Map<TargetName, NodeHandle>) => {
+  /**
+   * Runs `scenario` on each target's node, in alternating order when it takes several rounds. `nodes`
+   * gives each target's node for a round: the same shared node every round, or (a `fresh` scenario)
+   * one started for the round and stopped after it. A node that does not start in the first round
+   * has its failure recorded by `start`; in a later one, the target's result is that failure.
+   */
+  const measure = async (
+    scenario: Scenario,
+    mode: MiningMode,
+    nodes: (target: TargetName, round: number) => Promise<NodeHandle | undefined>,
+    done: (node: NodeHandle) => Promise<void> = async () => {},
+  ) => {
     const rounds = scenario.repeatable ? settings.rounds : 1;
     const taken = new Map<TargetName, Measurement[]>();
     const failed = new Map<TargetName, string>();
+    const commands = new Map<TargetName, string>();
     for (let round = 0; round < rounds; round++) {
       for (const target of roundOrder(runnable, scenario, mode, round)) {
-        const node = nodes.get(target);
-        if (!node || failed.has(target)) continue;
+        if (failed.has(target)) continue;
+        const node = await nodes(target, round);
+        if (!node) {
+          failed.set(target, "the node did not start");
+          continue;
+        }
+        commands.set(target, node.command);
         const label =
           rounds > 1 ? `${scenario.name} ${target} ${round + 1}/${rounds}` : `${scenario.name} ${target}`;
         const log = (message: string) => console.log(`   [${label}] ${message}`);
@@ -272,18 +288,21 @@ async function main(): Promise<number> {
           const message = (err as Error).message;
           log(`FAILED: ${message}`);
           failed.set(target, message);
+        } finally {
+          await done(node);
         }
       }
     }
     for (const target of roundOrder(runnable, scenario, mode, 0)) {
-      const node = nodes.get(target);
-      if (!node) continue;
+      const command = commands.get(target);
+      // A node that never started has its failure on record already (see `start`).
+      if (command === undefined) continue;
       const base = {
         scenario: scenario.name,
         target,
         mode,
         mining: miningLabel(target, mode),
-        nodeCommand: node.command,
+        nodeCommand: command,
       };
       const remark = scenario.remark?.(target, mode);
       const error = failed.get(target);
@@ -294,7 +313,10 @@ async function main(): Promise<number> {
         records.push({
           ...base,
           status: "ok",
-          measurement: medianRound(measurements),
+          measurement:
+            measurements.length > 1 && scenario.combine
+              ? scenario.combine(measurements)
+              : medianRound(measurements),
           ...(remark ? { remark } : {}),
         });
     }
@@ -311,21 +333,21 @@ async function main(): Promise<number> {
           const node = await start(target, stage.mode, stage.scenarios);
           if (node) nodes.set(target, node);
         }
-        for (const scenario of stage.scenarios) await measure(scenario, stage.mode, nodes);
+        for (const scenario of stage.scenarios)
+          await measure(scenario, stage.mode, async (target) => nodes.get(target));
       } finally {
         for (const node of nodes.values()) await node.stop();
       }
     } else {
+      // A node of its own for every target and round: a repeatable scenario alternates its rounds
+      // between the targets, one fresh node after the other.
       const [scenario] = stage.scenarios as [Scenario];
-      for (const target of taking) {
-        const node = await start(target, stage.mode, stage.scenarios, scenario.ephemeral);
-        if (!node) continue;
-        try {
-          await measure(scenario, stage.mode, new Map([[target, node]]));
-        } finally {
-          await node.stop();
-        }
-      }
+      await measure(
+        scenario,
+        stage.mode,
+        (target, round) => start(target, stage.mode, round === 0 ? stage.scenarios : [], scenario.ephemeral),
+        (node) => node.stop(),
+      );
     }
     console.log("");
   }

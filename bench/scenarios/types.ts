@@ -57,11 +57,17 @@ export interface Scenario {
    */
   readonly ephemeral?: boolean;
   /**
-   * True for loads that leave the node as they found it (reads): they run in several rounds that
+   * True for loads that leave the node as they found it (reads), and for `fresh` scenarios short
+   * enough to repeat (each round then starts a fresh node): they run in several rounds that
    * alternate between the targets, so a machine that speeds up or slows down during the run weighs
-   * on both alike.
+   * on both alike; the median round is reported.
    */
   readonly repeatable?: boolean;
+  /**
+   * The result of a repeatable scenario's rounds on one target; without it, the round with the
+   * median throughput.
+   */
+  combine?(rounds: readonly Measurement[]): Measurement;
   /** Remark shown next to a target's results (e.g. why a mode was chosen). */
   remark?(target: TargetName, mode: MiningMode): string | undefined;
   run(ctx: ScenarioContext): Promise<Measurement>;
