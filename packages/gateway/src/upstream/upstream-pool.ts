@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { UpstreamUnavailableError } from "../errors.js";
 import type { GatewayMetrics } from "../metrics.js";
 import { UpstreamHttpClient, type UpstreamResponse, UpstreamResponseTooLargeError } from "./http-client.js";
+import { UpstreamHealth } from "./upstream-health.js";
 
 /** What the last health check learnt about one upstream. */
 export interface UpstreamStatus {
@@ -26,7 +27,7 @@ export interface UpstreamPoolOptions {
 
 class Upstream {
   readonly client: UpstreamHttpClient;
-  healthy = false;
+  readonly health = new UpstreamHealth();
   head: number | undefined;
   headTimestamp: number | undefined;
 
@@ -36,6 +37,10 @@ class Upstream {
     maxResponseBytes: number,
   ) {
     this.client = new UpstreamHttpClient(url, timeoutMs, maxResponseBytes);
+  }
+
+  get healthy(): boolean {
+    return this.health.healthy;
   }
 }
 
@@ -182,15 +187,18 @@ export class UpstreamPool {
   }
 
   private async check(upstream: Upstream): Promise<void> {
+    const sent = upstream.health.checkSent();
     try {
       const { status, body } = await upstream.client.post(HEALTH_BODY, CHECK_TIMEOUT_MS);
       const block = (JSON.parse(body) as { result?: { number?: string; timestamp?: string } }).result;
       if (status !== 200 || typeof block?.number !== "string" || typeof block.timestamp !== "string")
         throw new Error(`unexpected health answer (HTTP ${status})`);
+      const wasHealthy = upstream.healthy;
+      // An answer to a check sent before a request to the node failed is older news than the failure.
+      if (!upstream.health.passed(sent)) return;
       upstream.head = Number.parseInt(block.number, 16);
       upstream.headTimestamp = Number.parseInt(block.timestamp, 16);
-      if (!upstream.healthy) this.options.log.info({ upstream: upstream.url }, "upstream healthy");
-      upstream.healthy = true;
+      if (!wasHealthy) this.options.log.info({ upstream: upstream.url }, "upstream healthy");
     } catch (error) {
       this.markDown(upstream, error);
     }
@@ -198,7 +206,7 @@ export class UpstreamPool {
 
   private markDown(upstream: Upstream, error: unknown): void {
     if (upstream.healthy) this.options.log.warn({ upstream: upstream.url, err: error }, "upstream down");
-    upstream.healthy = false;
+    upstream.health.failed();
   }
 }
 
