@@ -142,8 +142,8 @@ const fmt = (v: number | null) => (v === null ? "–" : v.toFixed(2));
 
 /** The median of the values given (null when there are none). */
 function median(values: readonly (number | null | undefined)[]): number | null {
-  const known = values.filter((v): v is number => typeof v === "number").sort((a, b) => a - b);
-  return known.length === 0 ? null : known[Math.floor((known.length - 1) / 2)]!;
+  const known = values.filter((v): v is number => typeof v === "number");
+  return known.length === 0 ? null : percentile(Float64Array.from(known).sort(), 50);
 }
 
 /**
