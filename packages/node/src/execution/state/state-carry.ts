@@ -156,7 +156,7 @@ export function carriedState(
   from: MerkleStateManager,
   step: StateStep,
 ): DecodedAccountStateManager {
-  const holder = from as unknown as { _caches: Caches | undefined };
+  const holder = cacheHolder(from);
   const caches = holder._caches ?? createStateCaches("lru");
   // No caches rather than new ones (making a set of LRU caches allocates their capacity, about a
   // tenth of a millisecond): the parent is seldom read again.
@@ -209,6 +209,11 @@ function putWrites(caches: Caches, writes: StateWrites): void {
   for (const [address, bytes] of writes.code) code?.set(address.slice(2), { code: bytes });
 }
 
+/** A state manager's caches as carrying moves them (internal to @ethereumjs/statemanager). */
+function cacheHolder(state: MerkleStateManager): { _caches: Caches | undefined } {
+  return state as unknown as { _caches: Caches | undefined };
+}
+
 /** Steps remembered: a job names a block soon after it is committed, or not at all. */
 export const STEPS_KEPT = 16;
 
@@ -248,7 +253,7 @@ export class WarmStates {
     if (state) {
       this.warm.delete(key);
       // A parent whose caches went to its child ({@link carriedState}) is read again: new ones.
-      const holder = state as unknown as { _caches: Caches | undefined };
+      const holder = cacheHolder(state);
       holder._caches ??= createStateCaches("lru");
     } else {
       const step = this.steps.get(key);

@@ -323,14 +323,18 @@ async function traceRun(
   // probe, synchronously and without a step event (a copy of the stack and the memory and an
   // awaited emit each), but for SELFDESTRUCT, whose frame reads the balance from the state.
   const outerLimit = evmLimit(vm.evm);
-  let stopSelecting: (() => void) | undefined;
-  let stopProbing: (() => void) | undefined;
+  // Ends the selected steps and the probe of a tracer without opcode output.
+  let stopFraming: (() => void) | undefined;
   if (tracer.wantsOpcodes) events.on("step", listeners.step);
   else {
     await enforceRunLimits();
     limitEvm(vm.evm, withDeadline(outerLimit, traced.deadline));
-    stopSelecting = await selectSteps(vm.evm, SELFDESTRUCT_ONLY, listeners.step);
-    stopProbing = probeSteps(vm.evm, framingOpcodes(vm), onProbedStep);
+    const stopSelecting = await selectSteps(vm.evm, SELFDESTRUCT_ONLY, listeners.step);
+    const stopProbing = probeSteps(vm.evm, framingOpcodes(vm), onProbedStep);
+    stopFraming = () => {
+      stopSelecting();
+      stopProbing();
+    };
   }
   let result: RunTxResult;
   try {
@@ -340,9 +344,8 @@ async function traceRun(
   } finally {
     events.off("beforeMessage", listeners.beforeMessage);
     events.off("afterMessage", listeners.afterMessage);
-    if (stopSelecting) {
-      stopSelecting();
-      stopProbing?.();
+    if (stopFraming) {
+      stopFraming();
       limitEvm(vm.evm, outerLimit);
     } else events.off("step", listeners.step);
   }
